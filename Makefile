@@ -1,0 +1,60 @@
+# The README's two commands are `make serve` and `make test`; everything else is a short form.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+export NO_MKDOCS_2_WARNING := 1
+
+.PHONY: serve build test check regen audit bench lint format system-deps clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# The site alone: no torch needed to build or serve it.
+$(VENV)/.site: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+# Everything: the site, the snippet runner (torch, matplotlib) and the test tools.
+$(VENV)/.dev: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.site
+
+serve: $(VENV)/.site
+	$(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:8000
+
+build: $(VENV)/.site
+	$(BIN)/mkdocs build --strict
+
+# System packages the browser tests need (Debian's chromium and its driver).
+system-deps:
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	  else echo "chromium is missing and cannot be installed here (needs root and apt-get): browser tests will skip"; fi; }
+
+lint: $(VENV)/.dev
+	$(BIN)/ruff check scripts snippets tests
+	$(BIN)/ruff format --check scripts snippets tests
+
+format: $(VENV)/.dev
+	$(BIN)/ruff format scripts snippets tests
+	$(BIN)/ruff check --fix scripts snippets tests
+
+test: $(VENV)/.dev system-deps lint
+	$(BIN)/python -m pytest
+
+check: $(VENV)/.dev
+	$(BIN)/python scripts/regen.py --check
+
+regen: $(VENV)/.dev
+	$(BIN)/python scripts/regen.py
+
+audit: $(VENV)/.dev
+	$(BIN)/python scripts/regen.py --audit
+
+bench: $(VENV)/.dev
+	$(BIN)/python scripts/bench.py
+
+clean:
+	rm -rf site .cache .pytest_cache

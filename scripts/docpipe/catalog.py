@@ -1,0 +1,98 @@
+"""The snippets there are, and their settings from the one metadata file, snippets/snippets.toml."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .normalize import OPT_IN
+from .paths import META, SNIPPETS, Snippet, rel
+
+DEFAULT_TIMEOUT = 120.0  # seconds; generous, since a snippet normally takes milliseconds
+DEFAULT_DURATION = 0.1  # seconds; what sharding assumes for a snippet with no recorded duration
+EXCEPTION_RULES = ("not-on-a-page",)
+SNIPPET_KEYS = {"timeout", "duration", "values", "normalise"}
+
+
+class CatalogError(Exception):
+    """The metadata file or the snippets tree is not as the rules say."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    timeout: float = DEFAULT_TIMEOUT
+    duration: float = DEFAULT_DURATION
+    values: dict[str, str] = field(default_factory=dict)  # name -> f-string over the run's globals
+    normalise: tuple[str, ...] = ()  # opt-in normalisers (docpipe.normalize.OPT_IN) by name
+
+
+@dataclass(frozen=True)
+class Exemption:
+    path: str
+    rule: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Catalog:
+    settings: dict[Snippet, Settings]
+    exemptions: tuple[Exemption, ...]
+
+    @property
+    def snippets(self) -> list[Snippet]:
+        return sorted(self.settings)
+
+    def exempt(self, path: str, rule: str) -> bool:
+        return any(e.path == path and e.rule == rule for e in self.exemptions)
+
+
+def discover(root: Path = SNIPPETS) -> list[Snippet]:
+    """Every snippets/**/*.py is a snippet, except helper modules whose name starts with "_"."""
+    found = [p for p in root.rglob("*.py") if not p.name.startswith("_")]
+    return sorted(Snippet.from_path(p) for p in found)
+
+
+def load(meta: Path = META, root: Path = SNIPPETS) -> Catalog:
+    where = rel(meta)
+    try:
+        data = tomllib.loads(meta.read_text(encoding="utf-8")) if meta.exists() else {}
+    except tomllib.TOMLDecodeError as e:
+        raise CatalogError(f"{where}: {e}") from None
+    defaults = data.pop("defaults", {})
+    timeout = float(defaults.get("timeout", DEFAULT_TIMEOUT))
+    exemptions = tuple(_exemption(where, e) for e in data.pop("exception", []))
+    snippets = discover(root)
+    known = {s.key + ".py": s for s in snippets}
+    settings = {s: Settings(timeout=timeout) for s in snippets}
+    for name, entry in data.items():
+        if name not in known:
+            raise CatalogError(f'{where}: ["{name}"] names no file snippets/{name}')
+        unknown = set(entry) - SNIPPET_KEYS
+        if unknown:
+            raise CatalogError(f'{where}: ["{name}"] has unknown setting(s) {sorted(unknown)}')
+        settings[known[name]] = Settings(
+            timeout=float(entry.get("timeout", timeout)),
+            duration=float(entry.get("duration", DEFAULT_DURATION)),
+            values=dict(entry.get("values", {})),
+            normalise=tuple(entry.get("normalise", ())),
+        )
+        for opt in settings[known[name]].normalise:
+            if opt not in OPT_IN:
+                raise CatalogError(
+                    f'{where}: ["{name}"] normalise: unknown normaliser {opt!r}'
+                    f" (known: {', '.join(OPT_IN)})"
+                )
+    return Catalog(settings, exemptions)
+
+
+def _exemption(where: str, entry: dict) -> Exemption:
+    missing = {"path", "rule", "reason"} - set(entry)
+    if missing:
+        raise CatalogError(f"{where}: an [[exception]] lacks {sorted(missing)}")
+    if entry["rule"] not in EXCEPTION_RULES:
+        raise CatalogError(
+            f"{where}: [[exception]] {entry['path']}: unknown rule {entry['rule']!r}"
+            f" (known: {', '.join(EXCEPTION_RULES)})"
+        )
+    return Exemption(entry["path"], entry["rule"], entry["reason"])

@@ -1,0 +1,226 @@
+"""`python scripts/regen.py`: re-run snippets and rewrite, check or audit what they publish."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from . import artifacts, cache, catalog, consistency, drift, pool, record
+from .catalog import Catalog
+from .pages import pages_using
+from .paths import Snippet, rel
+from .progress import Progress
+
+FAILURE_TAIL = 30  # lines of a failed snippet's output (its traceback) shown in the report
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="python scripts/regen.py",
+        description="Re-run snippets and rewrite their recorded outputs and figures.",
+    )
+    p.add_argument("paths", nargs="*", help="snippets to run (default: all)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="write nothing; exit 1 on any drift")
+    mode.add_argument(
+        "--audit",
+        action="store_true",
+        help="run twice (other thread count and hash seed); name what differs",
+    )
+    p.add_argument("--force", action="store_true", help="ignore the cache")
+    p.add_argument("--timeout", type=float, help="seconds per snippet (default: snippets.toml)")
+    p.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=pool.default_jobs(),
+        help="snippets run at once (default: the cores available)",
+    )
+    p.add_argument("--shard", metavar="I/N", help="run the I-th of N duration-balanced shares")
+    p.add_argument(
+        "--no-fork",
+        action="store_true",
+        help="one fresh interpreter per snippet (the default where fork is unsafe)",
+    )
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # Hash order must not differ between runs; forked children inherit the parent's seed.
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        os.execve(sys.executable, [sys.executable, *sys.argv], env)
+    try:
+        cat = catalog.load()
+        selected = select(args.paths, cat)
+        if args.shard:
+            selected = shard(selected, cat, args.shard)
+    except (catalog.CatalogError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    fork = pool.fork_available() and not args.no_fork
+    try:
+        if args.audit:
+            return audit(selected, cat, args, fork)
+        if args.check:
+            return check(selected, cat, args, fork, whole_site=not args.paths)
+        with record.exclusive():
+            return regen(selected, cat, args, fork)
+    except record.LockError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted: every generated file is its old or its new version", file=sys.stderr)
+        return 130
+
+
+def select(paths: list[str], cat: Catalog) -> list[Snippet]:
+    if not paths:
+        return cat.snippets
+    chosen = [Snippet.from_path(p) for p in paths]
+    for s in chosen:
+        if s not in cat.settings:
+            raise ValueError(f"{s.name}: no such snippet")
+    return sorted(set(chosen))
+
+
+def shard(snippets: list[Snippet], cat: Catalog, spec: str) -> list[Snippet]:
+    """The I-th of N shares, balanced by recorded duration, longest first (deterministic)."""
+    try:
+        index, count = (int(x) for x in spec.split("/"))
+        assert 1 <= index <= count
+    except (ValueError, AssertionError):
+        raise ValueError(f"--shard {spec}: expected I/N with 1 <= I <= N") from None
+    loads, shares = [0.0] * count, [[] for _ in range(count)]
+    for s in sorted(snippets, key=lambda s: (-cat.settings[s].duration, s.key)):
+        lightest = min(range(count), key=lambda i: (loads[i], i))
+        loads[lightest] += cat.settings[s].duration
+        shares[lightest].append(s)
+    return sorted(shares[index - 1])
+
+
+def run(snippets, cat: Catalog, args, fork: bool, label: str, threads: int | None = None):
+    progress = Progress(len(snippets), label)
+    jobs = [
+        (s.key, cat.settings[s].values, args.timeout or cat.settings[s].timeout) for s in snippets
+    ]
+    try:
+        outcomes = pool.run(jobs, max(1, args.jobs), fork, progress.start, progress.done, threads)
+    finally:
+        progress.close()
+    return {Snippet(k): o for k, o in outcomes.items()}
+
+
+def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | None, str]:
+    """The files a run publishes, or None and the reason it cannot publish."""
+    result = outcome.result
+    if result.status == "ok" and result.writes:
+        result.status = "error"
+        result.error = f"{snippet.name}: wrote into the repository: {', '.join(result.writes)}"
+    if result.status != "ok":
+        tail = outcome.output.decode("utf-8", "replace").splitlines()[-FAILURE_TAIL:]
+        shown = "\n".join("    " + line for line in tail)
+        told = f"\n  its output ended with:\n{shown}" if tail else ""
+        return None, f"FAILED {result.error}{told}"
+    try:
+        return artifacts.build(snippet, cat.settings[snippet], outcome, env), ""
+    except artifacts.OutputError as e:
+        return None, f"FAILED {e}"
+
+
+def check(selected, cat: Catalog, args, fork: bool, whole_site: bool) -> int:
+    env = artifacts.environment()
+    outcomes = run(selected, cat, args, fork, "check")
+    failed = drifted = 0
+    for snippet in selected:
+        files, why = publishable(snippet, cat, outcomes[snippet], env)
+        if files is None:
+            failed += 1
+            print(why, file=sys.stderr)
+            continue
+        drifts = drift.compare(files, artifacts.existing(snippet))
+        if drifts:
+            drifted += 1
+            note = drift.environment_note(_recorded_env(snippet), env)
+            print(drift.report(snippet, drifts, pages_using(snippet), note), file=sys.stderr)
+    problems = consistency.problems(cat) if whole_site else []
+    for problem in problems:
+        print(f"PROBLEM {problem}", file=sys.stderr)
+    print(
+        f"checked {len(selected)} snippets: {drifted} drifted, {failed} failed"
+        + (f", {len(problems)} site problems" if problems else "")
+    )
+    if drifted or failed or problems:
+        print("fix drift with: python scripts/regen.py (then review and commit the diff)")
+        return 1
+    return 0
+
+
+def regen(selected, cat: Catalog, args, fork: bool) -> int:
+    env = artifacts.environment()
+    cached = cache.load()
+    stale = [
+        s
+        for s in selected
+        if args.force
+        or not cache.fresh(s, cat.settings[s], cached.get(s.key), artifacts.existing(s))
+    ]
+    if len(stale) < len(selected):
+        print(f"{len(selected) - len(stale)} snippets unchanged (cached; --force re-runs them)")
+    outcomes = run(stale, cat, args, fork, "regen") if stale else {}
+    failed = 0
+    for snippet in stale:
+        outcome = outcomes[snippet]
+        files, why = publishable(snippet, cat, outcome, env)
+        if files is None:
+            failed += 1
+            print(why + "\n  its recorded files were left as they were", file=sys.stderr)
+            cached.pop(snippet.key, None)
+            continue
+        for path in record.replace(files, artifacts.existing(snippet)):
+            print(f"wrote {rel(path)}")
+        reads = sorted(outcome.result.reads)
+        key = cache.key(snippet, cat.settings[snippet], reads)
+        cached[snippet.key] = cache.entry(reads, key, files)
+    record.write_atomic(cache.CACHE, (json.dumps(cached, indent=1, sort_keys=True) + "\n").encode())
+    print(f"regen: {len(stale)} run, {failed} failed")
+    return 1 if failed else 0
+
+
+def audit(selected, cat: Catalog, args, fork: bool) -> int:
+    """Run everything twice, the second time in fresh interpreters with another hash seed and
+    thread count; any snippet whose files differ is nondeterministic or has volatile output."""
+    env = artifacts.environment()
+    first = run(selected, cat, args, fork, "audit 1/2")
+    os.environ["PYTHONHASHSEED"] = "1"
+    other_threads = 1 if pool.default_jobs() // max(1, args.jobs) > 1 else 2
+    second = run(selected, cat, args, False, "audit 2/2", threads=other_threads)
+    unstable = 0
+    for snippet in selected:
+        a, why_a = publishable(snippet, cat, first[snippet], env)
+        b, why_b = publishable(snippet, cat, second[snippet], env)
+        if a is None or b is None:
+            unstable += 1
+            print(why_a or why_b, file=sys.stderr)
+            continue
+        diffs = [drift.unified(p, a[p], b.get(p, b"")) for p in a if a[p] != b.get(p)]
+        if diffs:
+            unstable += 1
+            print(
+                f"UNSTABLE {snippet.name}: two runs differ (unseeded randomness or volatile "
+                "output; seed it, or declare a normaliser in snippets.toml)",
+                file=sys.stderr,
+            )
+            print("".join(diffs).rstrip(), file=sys.stderr)
+    print(f"audited {len(selected)} snippets: {unstable} unstable")
+    return 1 if unstable else 0
+
+
+def _recorded_env(snippet: Snippet) -> dict | None:
+    try:
+        return json.loads(snippet.record.read_text(encoding="utf-8"))["environment"]
+    except (FileNotFoundError, json.JSONDecodeError, KeyError):
+        return None

@@ -1,0 +1,219 @@
+"""Run one snippet inside a fresh child process, exactly as `python snippets/<key>.py` would.
+
+The child owns everything a snippet can change (globals, seeds, grad mode, default dtype, cwd,
+open figures, sys.argv), so nothing leaks into the next snippet. It writes what the snippet
+printed to `output` and a JSON summary to `result`; the parent reads both after the child exits.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import importlib.util
+import io
+import json
+import os
+import random
+import sys
+import time
+import traceback
+import types
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import figures, sections
+from .paths import ROOT, Snippet
+
+# The fixed environment of every run. None of it changes a result; it makes runs repeatable.
+RUN_ENV = {
+    "MPLBACKEND": "Agg",
+    "PYTHONHASHSEED": "0",
+    "PYTHONIOENCODING": "utf-8",
+    "TZ": "UTC",
+    "SOURCE_DATE_EPOCH": "0",
+}
+
+
+@dataclass
+class Job:
+    key: str
+    values: dict[str, str]
+    threads: int
+    workdir: str  # holds output.txt, result.json and scratch/, the snippet's working directory
+
+    @property
+    def output(self) -> Path:
+        return Path(self.workdir) / "output.txt"
+
+    @property
+    def result(self) -> Path:
+        return Path(self.workdir) / "result.json"
+
+
+@dataclass
+class Result:
+    status: str = "ok"  # ok | error
+    error: str = ""
+    sections: list[tuple[str | None, int]] = field(default_factory=list)  # (section, end offset)
+    values: dict[str, str] = field(default_factory=dict)
+    figures: dict[str, str] = field(default_factory=dict)  # "<fig>" or "<fig>.dark" -> SVG text
+    reads: list[str] = field(default_factory=list)  # repository files the run opened
+    writes: list[str] = field(default_factory=list)  # repository files the run opened to write
+    run_seconds: float = 0.0
+    figure_seconds: float = 0.0
+
+
+def child_main(job: Job) -> None:
+    """Entry point of the child process (forked or spawned)."""
+    result = Result()
+    snippet = Snippet(job.key)
+    scratch = Path(job.workdir) / "scratch"
+    scratch.mkdir(exist_ok=True)
+    os.environ.update(RUN_ENV)
+    sys.dont_write_bytecode = True
+    _limit_threads(job.threads)
+    _fresh_entropy()
+    _watch_repository_files(result, exclude={str(snippet.source)})
+    stream = _capture_output(job.output)
+    try:
+        os.chdir(scratch)
+        module = _main_module(snippet)
+        started = time.perf_counter()
+        with figures.observing(snippet):
+            _run_chunks(snippet, module, stream, result)
+        result.run_seconds = time.perf_counter() - started
+        if result.status == "ok":
+            result.values = _values(snippet, job.values, vars(module))
+            started = time.perf_counter()
+            result.figures = figures.draw(snippet, vars(module))
+            result.figure_seconds = time.perf_counter() - started
+    except _Failure as failure:
+        result.status, result.error = "error", str(failure)
+    finally:
+        stream.flush()
+        with contextlib.suppress(OSError):
+            os.chdir(ROOT)
+    Path(job.result).write_text(json.dumps(asdict(result)), encoding="utf-8")
+
+
+class _Failure(Exception):
+    pass
+
+
+def _limit_threads(threads: int) -> None:
+    # Several children share the cores: cap each one's pools so they do not fight over them.
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[name] = str(threads)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(threads)
+
+
+def _fresh_entropy() -> None:
+    # A forked child inherits the parent's random state; a fresh interpreter would not.
+    random.seed()
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed()
+
+
+def _watch_repository_files(result: Result, exclude: set[str]) -> None:
+    skip = (str(ROOT / ".venv"), str(ROOT / ".git"), sys.prefix, sys.base_prefix)
+    root = str(ROOT) + os.sep
+
+    def hook(event: str, args: tuple) -> None:
+        if event != "open" or not isinstance(args[0], str | bytes | os.PathLike):
+            return
+        path = os.path.abspath(os.fsdecode(args[0]))
+        if not path.startswith(root) or path.startswith(skip) or path in exclude:
+            return
+        mode = args[1] if len(args) > 1 and isinstance(args[1], str) else "r"
+        writing = any(c in mode for c in "wax+")
+        target = result.writes if writing else result.reads
+        relative = os.path.relpath(path, ROOT)
+        if relative not in target:
+            target.append(relative)
+        if writing:
+            raise PermissionError(f"snippets may not write into the repository ({relative})")
+
+    sys.addaudithook(hook)
+
+
+def _capture_output(path: Path) -> io.TextIOWrapper:
+    # One file behind fd 1, fd 2, sys.stdout and sys.stderr: Python and C writes, stdout and
+    # stderr, all land in the order a terminal would show them.
+    stream = io.TextIOWrapper(
+        io.FileIO(path, "w"), encoding="utf-8", errors="backslashreplace", write_through=True
+    )
+    for fd in (1, 2):
+        os.dup2(stream.fileno(), fd)
+    sys.stdout = sys.stderr = stream
+    return stream
+
+
+def _main_module(snippet: Snippet) -> types.ModuleType:
+    module = types.ModuleType("__main__")
+    module.__file__ = str(snippet.source)
+    module.__builtins__ = builtins
+    module.__spec__ = None
+    sys.modules["__main__"] = module
+    sys.argv = [snippet.name]
+    sys.path.insert(0, str(snippet.source.parent))
+    return module
+
+
+def _run_chunks(snippet: Snippet, module, stream, result: Result) -> None:
+    text = snippet.source.read_text(encoding="utf-8")
+    try:
+        chunks = sections.split(text, str(snippet.source))
+    except SyntaxError as e:
+        traceback.print_exception(e, limit=0)
+        raise _Failure(f"{snippet.name}:{e.lineno}: SyntaxError: {e.msg}") from None
+    except sections.SectionError as e:
+        raise _Failure(str(e)) from None
+    for chunk in chunks:
+        try:
+            exec(chunk.code, vars(module))
+        except SystemExit as e:
+            result.sections.append((chunk.section, stream.tell()))
+            _exit(snippet, e)
+            return
+        except BaseException as e:
+            traceback.print_exception(e.with_traceback(e.__traceback__.tb_next))
+            where = _innermost_line(e, snippet)
+            raise _Failure(f"{snippet.name}{where}: {type(e).__name__}: {e}") from None
+        result.sections.append((chunk.section, stream.tell()))
+
+
+def _exit(snippet: Snippet, e: SystemExit) -> None:
+    if e.code is None or e.code == 0:
+        return
+    if not isinstance(e.code, int):
+        print(e.code, file=sys.stderr)
+    raise _Failure(f"{snippet.name}: exited with status {e.code if isinstance(e.code, int) else 1}")
+
+
+def _innermost_line(e: BaseException, snippet: Snippet) -> str:
+    line = ""
+    for frame, lineno in traceback.walk_tb(e.__traceback__):
+        if frame.f_code.co_filename == str(snippet.source):
+            line = f":{lineno}"
+    return line
+
+
+def _values(snippet: Snippet, templates: dict[str, str], namespace: dict) -> dict[str, str]:
+    values = {}
+    for name, template in templates.items():
+        try:
+            values[name] = eval("f" + repr(template), dict(namespace))
+        except Exception as e:
+            raise _Failure(
+                f"snippets/snippets.toml: value '{name}' of {snippet.name}"
+                f" ({template}) failed: {type(e).__name__}: {e}"
+            ) from None
+    return values
+
+
+def load_module(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

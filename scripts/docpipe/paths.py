@@ -1,0 +1,82 @@
+"""The naming rule: a snippet's path is the key for everything made from it.
+
+snippets/<key>.py               the code a reader runs
+docs/generated/<key>.txt        what it printed (stdout and stderr, as a terminal shows)
+docs/generated/<key>.json       values quoted in prose, per-section output, environment
+docs/generated/<key>.<fig>.svg  a figure (and <key>.<fig>.dark.svg for the dark palette)
+scripts/figures/<key>.py        the code that draws that snippet's figures
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SNIPPETS = ROOT / "snippets"
+DOCS = ROOT / "docs"
+GENERATED = DOCS / "generated"
+FIGURE_CODE = ROOT / "scripts" / "figures"
+NOTEBOOKS = DOCS / "notebooks"
+META = SNIPPETS / "snippets.toml"
+THEMES = ("light", "dark")
+
+
+@dataclass(frozen=True, order=True)
+class Snippet:
+    key: str  # "examples/fit_line": the path below snippets/, without ".py"
+
+    @classmethod
+    def from_path(cls, path: str | Path) -> Snippet:
+        p = Path(path)
+        p = p.resolve() if p.is_absolute() else (ROOT / p).resolve()
+        try:
+            rel = p.relative_to(SNIPPETS)
+        except ValueError:
+            raise ValueError(f"{path}: not a snippet (snippets live under snippets/)") from None
+        if p.suffix != ".py":
+            raise ValueError(f"{path}: not a snippet (a snippet is a .py file)")
+        return cls(rel.with_suffix("").as_posix())
+
+    @property
+    def name(self) -> str:
+        """The id used everywhere a person reads it: tests, reports, page titles."""
+        return f"snippets/{self.key}.py"
+
+    @property
+    def source(self) -> Path:
+        return SNIPPETS / f"{self.key}.py"
+
+    @property
+    def output(self) -> Path:
+        return GENERATED / f"{self.key}.txt"
+
+    @property
+    def record(self) -> Path:
+        return GENERATED / f"{self.key}.json"
+
+    @property
+    def figure_code(self) -> Path:
+        return FIGURE_CODE / f"{self.key}.py"
+
+    def figure(self, name: str, theme: str = "light") -> Path:
+        suffix = "" if theme == "light" else f".{theme}"
+        return GENERATED / f"{self.key}.{name}{suffix}.svg"
+
+    @property
+    def command(self) -> str:
+        return f"python {self.name}"
+
+
+def rel(path: Path) -> str:
+    """A path as the reader of a report types it: relative to the repository."""
+    try:
+        return path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def owner(generated: Path) -> Snippet:
+    """The snippet a generated file belongs to, by the naming rule (snippet names hold no dot)."""
+    rel_path = generated.resolve().relative_to(GENERATED)
+    return Snippet((rel_path.parent / rel_path.name.split(".", 1)[0]).as_posix())

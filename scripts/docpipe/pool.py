@@ -1,0 +1,131 @@
+"""Run snippets in child processes, several at once, each with its own deadline.
+
+Where fork is safe (Linux), the parent imports torch and matplotlib once and every child is a
+fork of it: the import is paid once per run, while each snippet still gets a process of its own.
+Elsewhere each child is a fresh interpreter (spawn), which is slower and equally correct.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from multiprocessing.connection import wait
+
+from . import execute
+from .execute import Job, Result
+
+OUTPUT_CAP = 1 << 20  # bytes; more than a page could ever show
+
+
+@dataclass
+class Outcome:
+    key: str
+    result: Result
+    output: bytes
+    seconds: float  # wall time of the child, start to exit
+
+
+def fork_available() -> bool:
+    return sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods()
+
+
+def warm_up() -> None:
+    """Import the heavy modules in the parent, before any fork, without starting thread pools."""
+    os.environ.update(execute.RUN_ENV)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
+    import numpy  # noqa: F401
+    import torch  # noqa: F401
+
+
+def default_jobs() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+def run(
+    jobs: Iterable[tuple[str, dict[str, str], float]],
+    parallel: int,
+    fork: bool,
+    on_start: Callable[[str], None] = lambda key: None,
+    on_done: Callable[[Outcome], None] = lambda outcome: None,
+    threads: int | None = None,
+) -> dict[str, Outcome]:
+    """Run (key, values, timeout) jobs; return each snippet's Outcome."""
+    context = multiprocessing.get_context("fork" if fork else "spawn")
+    if fork:
+        warm_up()
+    threads = threads or max(1, default_jobs() // parallel)
+    pending = list(jobs)
+    running: dict[int, tuple[multiprocessing.Process, Job, float, float]] = {}
+    outcomes: dict[str, Outcome] = {}
+    try:
+        while pending or running:
+            while pending and len(running) < parallel:
+                key, values, timeout = pending.pop(0)
+                job = Job(key, values, threads, tempfile.mkdtemp(prefix="docpipe-"))
+                process = context.Process(target=execute.child_main, args=(job,), daemon=True)
+                on_start(key)
+                started = time.monotonic()
+                process.start()
+                running[process.sentinel] = (process, job, started, started + timeout)
+            now = time.monotonic()
+            soonest = min(deadline for *_, deadline in running.values())
+            for sentinel in wait(list(running), timeout=max(0.0, soonest - now)):
+                process, job, started, _ = running.pop(sentinel)
+                process.join()
+                outcome = _collect(job, process.exitcode, time.monotonic() - started)
+                outcomes[job.key] = outcome
+                on_done(outcome)
+            for sentinel, (process, job, started, deadline) in list(running.items()):
+                if time.monotonic() >= deadline:
+                    process.kill()
+                    process.join()
+                    del running[sentinel]
+                    timeout = deadline - started
+                    outcome = _collect(job, None, timeout, f"timed out after {timeout:g} s")
+                    outcomes[job.key] = outcome
+                    on_done(outcome)
+    finally:
+        for process, job, *_ in running.values():
+            process.kill()
+            process.join()
+            shutil.rmtree(job.workdir, ignore_errors=True)
+    return outcomes
+
+
+def _collect(job: Job, exitcode: int | None, seconds: float, error: str = "") -> Outcome:
+    name = f"snippets/{job.key}.py"
+    result = Result()
+    try:
+        if not error and job.result.exists():
+            data = json.loads(job.result.read_text(encoding="utf-8"))
+            result = Result(**data)
+        elif not error:
+            error = _death(exitcode)
+        with open(job.output, "rb") as f:
+            output = f.read(OUTPUT_CAP + 1)
+        if len(output) > OUTPUT_CAP and result.status == "ok":
+            size = os.path.getsize(job.output)
+            error = f"printed {size / (1 << 20):.1f} MiB; the cap is {OUTPUT_CAP >> 20} MiB"
+        output = output[:OUTPUT_CAP]
+    finally:
+        shutil.rmtree(job.workdir, ignore_errors=True)
+    if error:
+        result.status, result.error = "error", f"{name}: {error}"
+    return Outcome(job.key, result, output, seconds)
+
+
+def _death(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        return f"was killed by signal {signal.Signals(-exitcode).name}"
+    return f"ended without a result (exit status {exitcode})"

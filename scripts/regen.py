@@ -1,0 +1,11 @@
+"""Re-run every snippet and rewrite its recorded output and figures; see --help."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from docpipe.cli import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main())

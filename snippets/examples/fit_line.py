@@ -1,0 +1,36 @@
+# Fit a straight line with nothing but tensors and autograd.
+# --8<-- [start:data]
+import torch
+
+torch.manual_seed(0)  # the same noise on every run
+
+# 100 points on a line y = 2x - 1, blurred by noise of standard deviation 0.1
+x = torch.linspace(-1, 1, 100)
+y = 2 * x - 1 + 0.1 * torch.randn(100)
+
+# The two parameters to learn: leaf tensors that record every operation on them
+w = torch.randn(1, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+lr = 0.1  # the learning rate: how far each step moves
+# --8<-- [end:data]
+
+# --8<-- [start:loop]
+for step in range(201):
+    prediction = w * x + b  # forward: the model's guess for every point
+    loss = ((prediction - y) ** 2).mean()  # mean squared error
+    if step % 40 == 0:
+        print(
+            f"step {step:3d}  loss {loss.item():.4f}"
+            f"  w {w.item():.3f}  b {b.item():.3f}"
+        )
+
+    loss.backward()  # fills w.grad and b.grad
+
+    with torch.no_grad():  # the update itself must not be recorded
+        w -= lr * w.grad
+        b -= lr * b.grad
+    w.grad.zero_()  # reset, or the next backward adds onto these
+    b.grad.zero_()
+
+print(f"learned line: y = {w.item():.3f} x + ({b.item():.3f})")
+# --8<-- [end:loop]
