@@ -7,10 +7,10 @@ import json
 import os
 import sys
 
-from . import artifacts, cache, catalog, consistency, drift, pool, record
+from . import artifacts, cache, catalog, consistency, drift, notebooks, pool, record
 from .catalog import Catalog
 from .pages import pages_using
-from .paths import Snippet, rel
+from .paths import NOTEBOOKS, Snippet, rel
 from .progress import Progress
 
 FAILURE_TAIL = 30  # lines of a failed snippet's output (its traceback) shown in the report
@@ -102,13 +102,23 @@ def shard(snippets: list[Snippet], cat: Catalog, spec: str) -> list[Snippet]:
     return sorted(shares[index - 1])
 
 
-def run(snippets, cat: Catalog, args, fork: bool, label: str, threads: int | None = None):
+def run(
+    snippets: list[Snippet],
+    cat: Catalog,
+    jobs: int,
+    fork: bool,
+    label: str,
+    timeout: float | None = None,
+    threads: int | None = None,
+) -> dict[Snippet, pool.Outcome]:
+    """Run snippets (each in its own child process) and return their outcomes."""
     progress = Progress(len(snippets), label)
-    jobs = [
-        (s.key, cat.settings[s].values, args.timeout or cat.settings[s].timeout) for s in snippets
-    ]
+    work = [(s.key, cat.settings[s].values, timeout or cat.settings[s].timeout) for s in snippets]
+    heavy = pool.heavy_imports(s.source for s in snippets) if fork else ()
     try:
-        outcomes = pool.run(jobs, max(1, args.jobs), fork, progress.start, progress.done, threads)
+        outcomes = pool.run(
+            work, max(1, jobs), fork, progress.start, progress.done, threads, warm=heavy
+        )
     finally:
         progress.close()
     return {Snippet(k): o for k, o in outcomes.items()}
@@ -133,7 +143,7 @@ def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | No
 
 def check(selected, cat: Catalog, args, fork: bool, whole_site: bool) -> int:
     env = artifacts.environment()
-    outcomes = run(selected, cat, args, fork, "check")
+    outcomes = run(selected, cat, args.jobs, fork, "check", args.timeout)
     failed = drifted = 0
     for snippet in selected:
         files, why = publishable(snippet, cat, outcomes[snippet], env)
@@ -144,8 +154,12 @@ def check(selected, cat: Catalog, args, fork: bool, whole_site: bool) -> int:
         drifts = drift.compare(files, artifacts.existing(snippet))
         if drifts:
             drifted += 1
-            note = drift.environment_note(_recorded_env(snippet), env)
+            note = drift.environment_note(drift.recorded_environment(snippet), env)
             print(drift.report(snippet, drifts, pages_using(snippet), note), file=sys.stderr)
+    if whole_site:
+        for report in notebook_drift():
+            drifted += 1
+            print(report, file=sys.stderr)
     problems = consistency.problems(cat) if whole_site else []
     for problem in problems:
         print(f"PROBLEM {problem}", file=sys.stderr)
@@ -159,6 +173,15 @@ def check(selected, cat: Catalog, args, fork: bool, whole_site: bool) -> int:
     return 0
 
 
+def notebook_drift() -> list[str]:
+    """A report for each notebook that differs from what regen would write."""
+    found = []
+    for d in drift.compare(notebooks.expected(), set(NOTEBOOKS.glob("**/*.ipynb"))):
+        detail = drift.notebook_cells(d.path) if d.problem == "differs" else ""
+        found.append(drift.notebook_report(d, detail))
+    return found
+
+
 def regen(selected, cat: Catalog, args, fork: bool) -> int:
     env = artifacts.environment()
     cached = cache.load()
@@ -170,7 +193,7 @@ def regen(selected, cat: Catalog, args, fork: bool) -> int:
     ]
     if len(stale) < len(selected):
         print(f"{len(selected) - len(stale)} snippets unchanged (cached; --force re-runs them)")
-    outcomes = run(stale, cat, args, fork, "regen") if stale else {}
+    outcomes = run(stale, cat, args.jobs, fork, "regen", args.timeout) if stale else {}
     failed = 0
     for snippet in stale:
         outcome = outcomes[snippet]
@@ -185,6 +208,8 @@ def regen(selected, cat: Catalog, args, fork: bool) -> int:
         reads = sorted(outcome.result.reads)
         key = cache.key(snippet, cat.settings[snippet], reads)
         cached[snippet.key] = cache.entry(reads, key, files)
+    for path in record.replace(notebooks.expected(), set(NOTEBOOKS.glob("**/*.ipynb"))):
+        print(f"wrote {rel(path)}")
     record.write_atomic(cache.CACHE, (json.dumps(cached, indent=1, sort_keys=True) + "\n").encode())
     print(f"regen: {len(stale)} run, {failed} failed")
     return 1 if failed else 0
@@ -194,10 +219,10 @@ def audit(selected, cat: Catalog, args, fork: bool) -> int:
     """Run everything twice, the second time in fresh interpreters with another hash seed and
     thread count; any snippet whose files differ is nondeterministic or has volatile output."""
     env = artifacts.environment()
-    first = run(selected, cat, args, fork, "audit 1/2")
+    first = run(selected, cat, args.jobs, fork, "audit 1/2", args.timeout)
     os.environ["PYTHONHASHSEED"] = "1"
     other_threads = 1 if pool.default_jobs() // max(1, args.jobs) > 1 else 2
-    second = run(selected, cat, args, False, "audit 2/2", threads=other_threads)
+    second = run(selected, cat, args.jobs, False, "audit 2/2", args.timeout, other_threads)
     unstable = 0
     for snippet in selected:
         a, why_a = publishable(snippet, cat, first[snippet], env)
@@ -217,10 +242,3 @@ def audit(selected, cat: Catalog, args, fork: bool) -> int:
             print("".join(diffs).rstrip(), file=sys.stderr)
     print(f"audited {len(selected)} snippets: {unstable} unstable")
     return 1 if unstable else 0
-
-
-def _recorded_env(snippet: Snippet) -> dict | None:
-    try:
-        return json.loads(snippet.record.read_text(encoding="utf-8"))["environment"]
-    except (FileNotFoundError, json.JSONDecodeError, KeyError):
-        return None

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .paths import Snippet, rel
+from .paths import DOCS, NOTEBOOKS, Snippet, rel
 
 DIFF_LINES = 60  # a drift report shows at most this many diff lines per file
 
@@ -44,6 +45,13 @@ def unified(path: Path, recorded: bytes, actual: bytes) -> str:
     return "".join(lines)
 
 
+def recorded_environment(snippet: Snippet) -> dict | None:
+    try:
+        return json.loads(snippet.record.read_text(encoding="utf-8"))["environment"]
+    except (FileNotFoundError, json.JSONDecodeError, KeyError):
+        return None
+
+
 def environment_note(recorded: dict | None, running: dict) -> str:
     if not recorded:
         return ""
@@ -69,4 +77,44 @@ def report(snippet: Snippet, drifts: list[Drift], pages: list[str], env_note: st
         else:
             out.append(f"  {rel(d.path)} is stale (the run no longer produces it)")
     out.append(f"  fix: python scripts/regen.py {snippet.name}")
+    return "\n".join(out)
+
+
+def notebook_cells(path: Path) -> str:
+    """Name the cells of a committed notebook that differ from the regenerated one."""
+    import nbformat
+
+    from .notebooks import render
+
+    page = DOCS / path.relative_to(NOTEBOOKS).with_suffix(".md")
+    new = nbformat.reads(render(page).decode(), as_version=4).cells
+    try:
+        old = nbformat.read(path, as_version=4).cells
+    except Exception as e:  # a hand-broken file is still named, with why it cannot be read
+        return f"  cannot read it: {e}"
+    lines = []
+    for index in range(max(len(old), len(new))):
+        a = old[index] if index < len(old) else None
+        b = new[index] if index < len(new) else None
+        if a != b:
+            cell = b or a
+            origin = cell.get("metadata", {}).get("docpipe")
+            where = f" ({origin['snippet']}:{origin['section']})" if origin else ""
+            lines.append(f"  cell {index} [{cell.get('id', '?')}]{where} differs")
+    return "\n".join(lines)
+
+
+def notebook_report(d: Drift, cells: str) -> str:
+    page = "docs/" + d.path.relative_to(NOTEBOOKS).with_suffix(".md").as_posix()
+    what = {
+        "differs": "differs from what regen writes",
+        "missing": "is missing",
+        "stale": "belongs to no tutorial page",
+    }[d.problem]
+    out = [f"DRIFT {rel(d.path)} {what} (generated from {page})"]
+    if cells:
+        out.append(cells)
+    if d.diff:
+        out.append("".join("    " + line for line in d.diff.splitlines(keepends=True)).rstrip())
+    out.append("  fix: python scripts/regen.py")
     return "\n".join(out)

@@ -7,9 +7,11 @@ Elsewhere each child is a fresh interpreter (spawn), which is slower and equally
 
 from __future__ import annotations
 
+import importlib
 import json
 import multiprocessing
 import os
+import re
 import shutil
 import signal
 import sys
@@ -18,9 +20,11 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from multiprocessing.connection import wait
+from pathlib import Path
 
 from . import execute
 from .execute import Job, Result
+from .paths import FIGURE_CODE, SNIPPETS
 
 OUTPUT_CAP = 1 << 20  # bytes; more than a page could ever show
 
@@ -37,15 +41,34 @@ def fork_available() -> bool:
     return sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods()
 
 
-def warm_up() -> None:
+HEAVY = ("torch", "numpy", "matplotlib")  # slow to import, safe to import before a fork
+
+
+def heavy_imports(sources: Iterable[Path]) -> tuple[str, ...]:
+    """The heavy modules the snippets (or their figure code) import, to import once up front."""
+    wanted = set()
+    for source in sources:
+        figure_code = FIGURE_CODE / source.relative_to(SNIPPETS)
+        for path in (source, figure_code):
+            if not path.is_file():
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+            wanted |= {m for m in HEAVY if re.search(rf"^\s*(import|from)\s+{m}\b", text, re.M)}
+            if path == figure_code:
+                wanted.add("matplotlib")
+    return tuple(m for m in HEAVY if m in wanted)
+
+
+def warm_up(modules: Iterable[str]) -> None:
     """Import the heavy modules in the parent, before any fork, without starting thread pools."""
     os.environ.update(execute.RUN_ENV)
-    import matplotlib
+    for name in modules:
+        importlib.import_module(name)
+        if name == "matplotlib":
+            import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot  # noqa: F401
-    import numpy  # noqa: F401
-    import torch  # noqa: F401
+            matplotlib.use("Agg")
+            importlib.import_module("matplotlib.pyplot")
 
 
 def default_jobs() -> int:
@@ -59,11 +82,12 @@ def run(
     on_start: Callable[[str], None] = lambda key: None,
     on_done: Callable[[Outcome], None] = lambda outcome: None,
     threads: int | None = None,
+    warm: Iterable[str] = HEAVY,
 ) -> dict[str, Outcome]:
     """Run (key, values, timeout) jobs; return each snippet's Outcome."""
     context = multiprocessing.get_context("fork" if fork else "spawn")
     if fork:
-        warm_up()
+        warm_up(warm)
     threads = threads or max(1, default_jobs() // parallel)
     pending = list(jobs)
     running: dict[int, tuple[multiprocessing.Process, Job, float, float]] = {}

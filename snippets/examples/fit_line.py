@@ -15,9 +15,11 @@ lr = 0.1  # the learning rate: how far each step moves
 # --8<-- [end:data]
 
 # --8<-- [start:loop]
+history = []  # (w, b, loss) at every step, kept so we can plot the fit
 for step in range(201):
     prediction = w * x + b  # forward: the model's guess for every point
     loss = ((prediction - y) ** 2).mean()  # mean squared error
+    history.append((w.item(), b.item(), loss.item()))
     if step % 40 == 0:
         print(
             f"step {step:3d}  loss {loss.item():.4f}"

@@ -1,0 +1,41 @@
+# One weight, one bias, one data point: the graph autograd records.
+# --8<-- [start:forward]
+import torch
+
+w = torch.tensor(0.5, requires_grad=True)  # the weight
+b = torch.tensor(0.0, requires_grad=True)  # the bias
+x, y = torch.tensor(2.0), torch.tensor(3.0)  # one data point
+
+prediction = w * x + b
+error = prediction - y
+loss = error**2
+print("prediction:", prediction.item())
+print("error:     ", error.item())
+print("loss:      ", loss.item())
+# --8<-- [end:forward]
+
+
+# --8<-- [start:walk]
+def walk(node, depth=0):
+    """Print a node, then (indented) the nodes it passes gradients on to."""
+    label = type(node).__name__  # the class of the node
+    if label == "AccumulateGrad":  # a leaf: the gradient is stored in .grad
+        label += " -> w.grad" if node.variable is w else " -> b.grad"
+    print("    " * depth + label)
+    for next_node, _ in node.next_functions:
+        if next_node is not None:  # None: an input that needs no gradient
+            walk(next_node, depth + 1)
+
+
+walk(loss.grad_fn)
+# --8<-- [end:walk]
+
+# --8<-- [start:backward]
+loss.backward()
+print(f"autograd: w.grad = {w.grad.item()}   b.grad = {b.grad.item()}")
+
+# The chain rule by hand: dL/dw = 2 * error * x and dL/db = 2 * error
+by_hand_w = 2 * error.item() * x.item()
+by_hand_b = 2 * error.item()
+print(f"by hand:  dL/dw  = {by_hand_w}   dL/db  = {by_hand_b}")
+# --8<-- [end:backward]

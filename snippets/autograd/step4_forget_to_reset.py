@@ -1,0 +1,42 @@
+# The same training run twice: once resetting the gradients, once forgetting.
+# --8<-- [start:data]
+import torch
+
+torch.manual_seed(0)  # the data of Step 6
+x = torch.linspace(-1, 1, 100)
+y = 2 * x - 1 + 0.1 * torch.randn(100)
+# --8<-- [end:data]
+
+
+# --8<-- [start:train]
+def train(reset, steps=60, lr=0.1):
+    """Fit y = w * x + b; return (loss, w) at every step, for the plot."""
+    torch.manual_seed(1)  # both runs start from the same random w
+    w = torch.randn(1, requires_grad=True)
+    b = torch.zeros(1, requires_grad=True)
+    history = []
+    for _ in range(steps + 1):
+        loss = ((w * x + b - y) ** 2).mean()
+        history.append((loss.item(), w.item()))
+        loss.backward()
+        with torch.no_grad():  # Step 5 explains this line
+            w -= lr * w.grad
+            b -= lr * b.grad
+        if reset:
+            w.grad.zero_()
+            b.grad.zero_()
+    return history
+
+
+with_reset = train(reset=True)
+without_reset = train(reset=False)
+# --8<-- [end:train]
+
+# --8<-- [start:compare]
+print("step   loss with reset   loss without reset")
+for step in range(0, 61, 15):
+    print(
+        f"{step:4d}   {with_reset[step][0]:15.4f}"
+        f"   {without_reset[step][0]:18.4f}"
+    )
+# --8<-- [end:compare]
