@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
 from docpipe import artifacts, catalog, cli, pool
+from docpipe.paths import ROOT
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
@@ -23,3 +28,62 @@ def actual_runs(site_catalog):
     outcomes = cli.run(snippets, site_catalog, pool.default_jobs(), pool.fork_available(), "test")
     env = artifacts.environment()
     return {s: cli.publishable(s, site_catalog, outcomes[s], env) for s in snippets}
+
+
+class Sandbox:
+    """A throwaway copy of the runner with its own snippets, pages and git history."""
+
+    def __init__(self, root):
+        self.root = root
+
+    def write(self, relative: str, text: str) -> None:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+
+    def regen(self, *args: str, timeout: float = 120, **kwargs) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "scripts/regen.py", *args],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, "CI": "true"},
+            **kwargs,
+        )
+
+    def git(self, *args: str) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=self.root, capture_output=True, text=True, check=True
+        ).stdout
+
+    def commit(self) -> None:
+        self.git("add", "-A")
+        self.git("commit", "-qm", "recorded")
+
+    def status(self) -> str:
+        """What changed since the last commit (empty: nothing recorded changed)."""
+        return self.git("status", "--porcelain", "--untracked-files=all")
+
+    def read(self, relative: str) -> str:
+        return (self.root / relative).read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def sandbox(tmp_path):
+    """A mini repository: the real runner, a page, and snippets written by the test."""
+    root = tmp_path / "repo"
+    shutil.copytree(
+        ROOT / "scripts" / "docpipe",
+        root / "scripts" / "docpipe",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    shutil.copy(ROOT / "scripts" / "regen.py", root / "scripts" / "regen.py")
+    box = Sandbox(root)
+    box.write("snippets/snippets.toml", "[defaults]\ntimeout = 60\n")
+    box.write("docs/index.md", "# Sandbox\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    box.git("config", "user.email", "tests@example.invalid")
+    box.git("config", "user.name", "tests")
+    box.write(".gitignore", ".cache/\n.regen.lock\n")
+    return box

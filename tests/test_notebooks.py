@@ -33,8 +33,7 @@ def test_notebook_is_what_regen_writes(page):
     path = notebooks.notebook_path(page)
     assert path.exists(), f"{rel(path)} is missing; run: python scripts/regen.py"
     assert path.read_bytes() == notebooks.render(page), (
-        f"{rel(path)} differs from what regen writes from {rel(page)};"
-        " run: python scripts/regen.py"
+        f"{rel(path)} differs from what regen writes from {rel(page)}; run: python scripts/regen.py"
     )
 
 
@@ -72,4 +71,3 @@ def test_every_tutorial_page_has_a_notebook():
     assert PAGES, "no tutorial page found"
     for page in PAGES:
         assert notebooks.notebook_path(page).exists(), rel(page)
-

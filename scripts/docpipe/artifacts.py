@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import platform
 import sys
+from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -20,6 +21,7 @@ class OutputError(Exception):
     """A run whose output cannot be published (the message names the snippet)."""
 
 
+@cache
 def environment() -> dict[str, str]:
     """What a recorded output was made with; shown on the page and compared by --check."""
     stamp = {"python": ".".join(map(str, sys.version_info[:2]))}
@@ -29,7 +31,7 @@ def environment() -> dict[str, str]:
         except PackageNotFoundError:
             stamp[package] = "not installed"
     stamp["platform"] = f"{platform.system()} {platform.machine()}"
-    return stamp
+    return dict(stamp)
 
 
 def build(snippet: Snippet, settings: Settings, outcome: Outcome, env: dict) -> dict[Path, bytes]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -25,6 +26,7 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+@cache
 def _versions() -> str:
     found = [sys.version]
     for package in VERSIONED:
@@ -35,6 +37,7 @@ def _versions() -> str:
     return "\n".join(found)
 
 
+@cache
 def _runner_digest() -> str:
     return _digest(b"".join(p.read_bytes() for p in sorted(RUNNER.glob("*.py"))))
 
@@ -71,3 +74,28 @@ def fresh(snippet: Snippet, settings: Settings, cached: dict | None, on_disk: se
         (ROOT / path).is_file() and _digest((ROOT / path).read_bytes()) == digest
         for path, digest in cached["files"].items()
     )
+
+
+def notebook_key(page: Path) -> str:
+    """A notebook depends on its page, the snippets it shows and their recorded runs."""
+    from .pages import uses
+
+    h = hashlib.sha256((_runner_digest() + "\0").encode())
+    snippets = sorted({u.snippet for u in uses(page)})
+    for path in [page, *(p for s in snippets for p in (s.source, s.record))]:
+        h.update(rel(path).encode() + b"\0")
+        h.update(path.read_bytes() if path.is_file() else b"<absent>")
+    return h.hexdigest()
+
+
+def notebook_fresh(page: Path, notebook: Path, cached: dict | None) -> bool:
+    return bool(
+        cached
+        and notebook.is_file()
+        and cached.get("key") == notebook_key(page)
+        and cached.get("digest") == _digest(notebook.read_bytes())
+    )
+
+
+def notebook_entry(page: Path, data: bytes) -> dict:
+    return {"key": notebook_key(page), "digest": _digest(data)}

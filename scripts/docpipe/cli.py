@@ -9,7 +9,7 @@ import sys
 
 from . import artifacts, cache, catalog, consistency, drift, notebooks, pool, record
 from .catalog import Catalog
-from .pages import pages_using
+from .pages import pages_using, uses
 from .paths import NOTEBOOKS, Snippet, rel
 from .progress import Progress
 
@@ -37,6 +37,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         type=int,
         default=pool.default_jobs(),
         help="snippets run at once (default: the cores available)",
+    )
+    p.add_argument(
+        "--lock-wait",
+        type=float,
+        default=record.LOCK_WAIT,
+        help="seconds to wait for another regen before giving up (default: %(default)g)",
     )
     p.add_argument("--shard", metavar="I/N", help="run the I-th of N duration-balanced shares")
     p.add_argument(
@@ -67,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
             return audit(selected, cat, args, fork)
         if args.check:
             return check(selected, cat, args, fork, whole_site=not args.paths)
-        with record.exclusive():
+        with record.exclusive(args.lock_wait):
             return regen(selected, cat, args, fork)
     except record.LockError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -132,7 +138,7 @@ def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | No
         result.error = f"{snippet.name}: wrote into the repository: {', '.join(result.writes)}"
     if result.status != "ok":
         tail = outcome.output.decode("utf-8", "replace").splitlines()[-FAILURE_TAIL:]
-        shown = "\n".join("    " + line for line in tail)
+        shown = "\n".join("    " + _clip(line) for line in tail)
         told = f"\n  its output ended with:\n{shown}" if tail else ""
         return None, f"FAILED {result.error}{told}"
     try:
@@ -182,36 +188,56 @@ def notebook_drift() -> list[str]:
     return found
 
 
+def write_notebooks(cached: dict, force: bool, failed: set[Snippet]) -> None:
+    """Regenerate the notebooks whose page, snippets or recorded runs changed; a notebook
+    showing a snippet whose run just failed keeps its old version, like the snippet's files."""
+    wanted = {notebooks.notebook_path(p): p for p in notebooks.tutorial_pages()}
+    for notebook, page in sorted(wanted.items()):
+        name = rel(notebook)
+        if failed & {u.snippet for u in uses(page)}:
+            print(f"kept {name} as it was (a snippet it shows failed)", file=sys.stderr)
+            continue
+        if not force and cache.notebook_fresh(page, notebook, cached.get(name)):
+            continue
+        data = notebooks.render(page)
+        if record.replace({notebook: data}, set()):
+            print(f"wrote {name}")
+        cached[name] = cache.notebook_entry(page, data)
+    for orphan in set(NOTEBOOKS.glob("**/*.ipynb")) - set(wanted):
+        orphan.unlink()
+        cached.pop(rel(orphan), None)
+        print(f"deleted {rel(orphan)} (its page shows no snippet)")
+
+
 def regen(selected, cat: Catalog, args, fork: bool) -> int:
     env = artifacts.environment()
     cached = cache.load()
+    runs = cached.setdefault("snippets", {})
     stale = [
         s
         for s in selected
-        if args.force
-        or not cache.fresh(s, cat.settings[s], cached.get(s.key), artifacts.existing(s))
+        if args.force or not cache.fresh(s, cat.settings[s], runs.get(s.key), artifacts.existing(s))
     ]
     if len(stale) < len(selected):
         print(f"{len(selected) - len(stale)} snippets unchanged (cached; --force re-runs them)")
     outcomes = run(stale, cat, args.jobs, fork, "regen", args.timeout) if stale else {}
-    failed = 0
+    failed: set[Snippet] = set()
     for snippet in stale:
         outcome = outcomes[snippet]
         files, why = publishable(snippet, cat, outcome, env)
         if files is None:
-            failed += 1
+            failed.add(snippet)
             print(why + "\n  its recorded files were left as they were", file=sys.stderr)
-            cached.pop(snippet.key, None)
+            runs.pop(snippet.key, None)
             continue
         for path in record.replace(files, artifacts.existing(snippet)):
             print(f"wrote {rel(path)}")
         reads = sorted(outcome.result.reads)
         key = cache.key(snippet, cat.settings[snippet], reads)
-        cached[snippet.key] = cache.entry(reads, key, files)
-    for path in record.replace(notebooks.expected(), set(NOTEBOOKS.glob("**/*.ipynb"))):
-        print(f"wrote {rel(path)}")
+        runs[snippet.key] = cache.entry(reads, key, files)
+    write_notebooks(cached.setdefault("notebooks", {}), args.force, failed)
     record.write_atomic(cache.CACHE, (json.dumps(cached, indent=1, sort_keys=True) + "\n").encode())
-    print(f"regen: {len(stale)} run, {failed} failed")
+    print(f"regen: {len(stale)} run, {len(failed)} failed")
     return 1 if failed else 0
 
 
@@ -242,3 +268,7 @@ def audit(selected, cat: Catalog, args, fork: bool) -> int:
             print("".join(diffs).rstrip(), file=sys.stderr)
     print(f"audited {len(selected)} snippets: {unstable} unstable")
     return 1 if unstable else 0
+
+
+def _clip(line: str, width: int = 200) -> str:
+    return line if len(line) <= width else line[:width] + f"... ({len(line)} characters)"

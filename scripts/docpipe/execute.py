@@ -82,18 +82,46 @@ def child_main(job: Job) -> None:
         with figures.observing(snippet):
             _run_chunks(snippet, module, stream, result)
         result.run_seconds = time.perf_counter() - started
+        # What the page shows ends here: values and figures must not print into it.
+        _capture_output(Path(job.workdir) / "aside.txt")
         if result.status == "ok":
             result.values = _values(snippet, job.values, vars(module))
             started = time.perf_counter()
-            result.figures = figures.draw(snippet, vars(module))
+            result.figures = _figures(snippet, vars(module))
             result.figure_seconds = time.perf_counter() - started
     except _Failure as failure:
         result.status, result.error = "error", str(failure)
+    except BaseException as e:  # a fault of the runner itself: still report it, never crash
+        result.status = "error"
+        result.error = f"{snippet.name}: the runner failed: " + "".join(
+            traceback.format_exception(e)
+        )
     finally:
-        stream.flush()
+        sys.stdout.flush()
         with contextlib.suppress(OSError):
             os.chdir(ROOT)
     Path(job.result).write_text(json.dumps(asdict(result)), encoding="utf-8")
+
+
+def _figures(snippet: Snippet, namespace: dict) -> dict[str, str]:
+    try:
+        return figures.draw(snippet, namespace)
+    except Exception as e:
+        code = str(snippet.figure_code)
+        frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename != __file__]
+        where = next(
+            (
+                f"{f.filename}:{f.lineno}"
+                for f in reversed(frames)
+                if f.filename.startswith(str(snippet.figure_code.parent))
+            ),
+            code,
+        )
+        detail = "".join(traceback.format_list(frames[-6:]))
+        raise _Failure(
+            f"{snippet.name}: its figure code failed at {where.replace(str(ROOT) + '/', '')}:"
+            f" {type(e).__name__}: {e}\n{detail}"
+        ) from None
 
 
 class _Failure(Exception):
@@ -113,6 +141,8 @@ def _fresh_entropy() -> None:
     random.seed()
     if "numpy" in sys.modules:
         sys.modules["numpy"].random.seed()
+    if "torch" in sys.modules:
+        sys.modules["torch"].seed()
 
 
 def _watch_repository_files(result: Result, exclude: set[str]) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import glue, pages
 from .paths import DOCS, NOTEBOOKS, ROOT, SNIPPETS, Snippet, rel
-from .sections import MARKER, find_sections
+from .sections import MARKER, SectionError, find_sections
 
 SITE_URL = "https://autograd-docs.github.io/autograd-docs/"
 ADMONITION = re.compile(r'^(?P<indent>\s*)(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+"(?P<title>[^"]*)")?\s*$')
@@ -85,6 +85,9 @@ def build(page: Path):
             if include and (ROOT / path).resolve().is_relative_to(SNIPPETS):
                 flush()
                 snippet = Snippet.from_path(ROOT / path)
+                if not _resolves(snippet, section):
+                    i = end + 1
+                    continue  # the site check names the broken include; the notebook skips it
                 cell = nbf.new_code_cell(section_code(snippet, section))
                 cell.metadata["docpipe"] = {"snippet": snippet.name, "section": section}
                 output = section_output(snippet, section)
@@ -123,6 +126,16 @@ def build(page: Path):
         "language_info": {"name": "python"},
     }
     return nb
+
+
+def _resolves(snippet: Snippet, section: str) -> bool:
+    if not snippet.source.is_file():
+        return False
+    try:
+        text = snippet.source.read_text(encoding="utf-8")
+        return not section or section in find_sections(text, snippet.name)
+    except SectionError:
+        return False
 
 
 def _dedent(line: str) -> str:

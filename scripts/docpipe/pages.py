@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .paths import DOCS, GENERATED, ROOT, SNIPPETS, Snippet, owner
 
-INCLUDE = re.compile(r'^(?P<indent>\s*)-{1,}8<-{1,}\s+"(?P<target>[^"]+)"\s*$', re.M)
+INCLUDE = re.compile(r'^(?P<indent>[ \t]*)-{1,}8<-{1,}[ \t]+"(?P<target>[^"]+)"[ \t]*$', re.M)
 IMAGE = re.compile(r"\]\((?P<target>[^)\s#]+\.svg)(?:#[\w-]+)?\)")
 VALUE = re.compile(r"\{\{\s*(?P<snippet>[\w/.-]+\.py):(?P<name>[\w-]+)\s*\}\}")
 

@@ -136,8 +136,11 @@ def _collect(job: Job, exitcode: int | None, seconds: float, error: str = "") ->
             result = Result(**data)
         elif not error:
             error = _death(exitcode)
-        with open(job.output, "rb") as f:
-            output = f.read(OUTPUT_CAP + 1)
+        try:
+            with open(job.output, "rb") as f:
+                output = f.read(OUTPUT_CAP + 1)
+        except FileNotFoundError:  # the child died before it could capture anything
+            output = b""
         if len(output) > OUTPUT_CAP and result.status == "ok":
             size = os.path.getsize(job.output)
             error = f"printed {size / (1 << 20):.1f} MiB; the cap is {OUTPUT_CAP >> 20} MiB"

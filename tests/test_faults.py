@@ -1,0 +1,332 @@
+"""The fault suite: every failure is named with its file (and line), exits non-zero, and leaves
+every recorded file exactly as it was (git status stays clean)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+PAGE = """
+# Sandbox
+
+```python title="snippets/good.py"
+--8<-- "snippets/good.py"
+```
+
+``` text title="python snippets/good.py"
+--8<-- "docs/generated/good.txt"
+```
+"""
+
+
+@pytest.fixture
+def recorded(sandbox):
+    """A sandbox whose one page shows snippets/good.py, recorded and committed."""
+    sandbox.write("snippets/good.py", 'print("hello from good")\n')
+    sandbox.write("docs/index.md", PAGE)
+    first = sandbox.regen()
+    assert first.returncode == 0, first.stderr
+    sandbox.commit()
+    return sandbox
+
+
+def add_to_page(box, *names: str) -> None:
+    box.write(
+        "docs/index.md",
+        box.read("docs/index.md")
+        + "".join(f'\n```python\n--8<-- "snippets/{n}.py"\n```\n' for n in names),
+    )
+
+
+def only_sources_changed(box, *names: str) -> None:
+    changed = {line[3:] for line in box.status().splitlines()}
+    allowed = {f"snippets/{n}.py" for n in names} | {"docs/index.md", "snippets/snippets.toml"}
+    assert changed <= allowed, f"recorded files changed: {sorted(changed - allowed)}"
+
+
+def test_a_snippet_that_raises_names_file_and_line_and_keeps_its_recording(recorded):
+    recorded.write("snippets/good.py", 'print("before")\nraise ValueError("bad input")\n')
+    run = recorded.regen()
+    assert run.returncode == 1
+    assert "FAILED snippets/good.py:2: ValueError: bad input" in run.stderr
+    assert 'snippets/good.py", line 2, in <module>' in run.stderr
+    assert "its recorded files were left as they were" in run.stderr
+    assert recorded.read("docs/generated/good.txt") == "hello from good\n"
+    only_sources_changed(recorded, "good")
+
+
+def test_sys_exit_with_a_status_is_a_failure(recorded):
+    recorded.write("snippets/quit.py", "import sys\n\nsys.exit(3)\n")
+    add_to_page(recorded, "quit")
+    run = recorded.regen()
+    assert run.returncode == 1
+    assert "FAILED snippets/quit.py: exited with status 3" in run.stderr
+    only_sources_changed(recorded, "quit")
+
+
+def test_a_snippet_killed_by_a_signal_is_named(recorded):
+    recorded.write(
+        "snippets/killed.py", "import os\nimport signal\n\nos.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    add_to_page(recorded, "killed")
+    run = recorded.regen()
+    assert run.returncode == 1
+    assert "FAILED snippets/killed.py: was killed by signal SIGKILL" in run.stderr
+    only_sources_changed(recorded, "killed")
+
+
+def test_a_hanging_snippet_is_stopped_at_its_own_timeout(recorded):
+    recorded.write("snippets/slow.py", "import time\n\ntime.sleep(60)\n")
+    recorded.write(
+        "snippets/snippets.toml", '[defaults]\ntimeout = 60\n\n["slow.py"]\ntimeout = 1\n'
+    )
+    add_to_page(recorded, "slow")
+    started = time.monotonic()
+    run = recorded.regen()
+    assert time.monotonic() - started < 30
+    assert run.returncode == 1
+    assert "FAILED snippets/slow.py: timed out after 1 s" in run.stderr
+    only_sources_changed(recorded, "slow")
+
+
+def test_the_timeout_option_overrides_every_snippet(recorded):
+    recorded.write("snippets/slow.py", "import time\n\ntime.sleep(60)\n")
+    add_to_page(recorded, "slow")
+    run = recorded.regen("--timeout", "0.5", "snippets/slow.py")
+    assert "FAILED snippets/slow.py: timed out after 0.5 s" in run.stderr
+
+
+def test_syntax_error_names_file_and_line(recorded):
+    recorded.write("snippets/broken.py", 'print("ok")\nx = (\n')
+    add_to_page(recorded, "broken")
+    run = recorded.regen()
+    assert run.returncode == 1
+    assert "FAILED snippets/broken.py:2: SyntaxError: '(' was never closed" in run.stderr
+    only_sources_changed(recorded, "broken")
+
+
+def test_output_that_is_not_utf8_is_refused(recorded):
+    recorded.write("snippets/bytes.py", 'import os\n\nos.write(1, b"\\xff\\xfe bad\\n")\n')
+    add_to_page(recorded, "bytes")
+    run = recorded.regen()
+    assert run.returncode == 1
+    assert (
+        "FAILED snippets/bytes.py: printed bytes that are not UTF-8 (at byte 0: b'\\xff\\xfe b')"
+        in run.stderr
+    )
+    only_sources_changed(recorded, "bytes")
+
+
+def test_huge_output_is_capped_with_a_clear_message(recorded):
+    recorded.write("snippets/huge.py", 'print("x" * (10 * 1024 * 1024))\n')
+    add_to_page(recorded, "huge")
+    run = recorded.regen()
+    assert run.returncode == 1
+    assert "FAILED snippets/huge.py: printed 10.0 MiB; the cap is 1 MiB" in run.stderr
+    assert len(run.stderr) < 20_000
+    only_sources_changed(recorded, "huge")
+
+
+def test_files_written_in_the_working_directory_are_fine(recorded):
+    recorded.write(
+        "snippets/scratch.py",
+        'from pathlib import Path\n\nPath("notes.txt").write_text("x")\nprint(Path("notes.txt").read_text())\n',
+    )
+    add_to_page(recorded, "scratch")
+    run = recorded.regen()
+    assert run.returncode == 0, run.stderr
+    assert recorded.read("docs/generated/scratch.txt") == "x\n"
+
+
+def test_a_snippet_may_not_write_into_the_repository(recorded):
+    recorded.write(
+        "snippets/writer.py",
+        "from pathlib import Path\n\nPath(__file__).with_name('good.py').write_text('x')\n",
+    )
+    add_to_page(recorded, "writer")
+    run = recorded.regen()
+    assert run.returncode == 1
+    assert (
+        "FAILED snippets/writer.py:3: PermissionError: snippets may not write into the"
+        " repository (snippets/good.py)"
+    ) in run.stderr
+    assert recorded.read("snippets/good.py") == 'print("hello from good")\n'
+    only_sources_changed(recorded, "writer")
+
+
+def test_unseeded_randomness_is_named_by_the_audit(recorded):
+    recorded.write("snippets/dice.py", "import random\n\nprint(random.random())\n")
+    recorded.write("snippets/order.py", 'print(list({"alpha", "beta", "gamma", "delta"}))\n')
+    add_to_page(recorded, "dice", "order")
+    run = recorded.regen("--audit")
+    assert run.returncode == 1
+    assert "UNSTABLE snippets/dice.py: two runs differ" in run.stderr
+    assert "UNSTABLE snippets/order.py: two runs differ" in run.stderr
+    assert "UNSTABLE snippets/good.py" not in run.stderr
+    assert "audited 3 snippets: 2 unstable" in run.stdout
+    only_sources_changed(recorded, "dice", "order")
+
+
+def test_declared_normalisers_make_volatile_output_stable(recorded):
+    recorded.write(
+        "snippets/volatile.py",
+        "import time\n\nprint(object())\nprint(f'took {time.perf_counter() % 1:.4f} s')\n",
+    )
+    recorded.write(
+        "snippets/snippets.toml",
+        '[defaults]\ntimeout = 60\n\n["volatile.py"]\nnormalise = ["timings"]\n',
+    )
+    add_to_page(recorded, "volatile")
+    assert recorded.regen().returncode == 0
+    assert recorded.read("docs/generated/volatile.txt") == "<object object at 0x…>\ntook <time>\n"
+    audit = recorded.regen("--audit")
+    assert audit.returncode == 0, audit.stderr
+
+
+def test_undeclared_volatility_is_caught_by_the_audit(recorded):
+    recorded.write("snippets/clock.py", "import time\n\nprint(time.time())\n")
+    add_to_page(recorded, "clock")
+    run = recorded.regen("--audit")
+    assert "UNSTABLE snippets/clock.py: two runs differ" in run.stderr
+
+
+def test_an_unknown_normaliser_is_named(recorded):
+    recorded.write("snippets/snippets.toml", '["good.py"]\nnormalise = ["dates"]\n')
+    run = recorded.regen()
+    assert run.returncode == 2
+    assert run.stderr == (
+        "error: snippets/snippets.toml: [\"good.py\"] normalise: unknown normaliser 'dates'"
+        " (known: timings)\n"
+    )
+
+
+def test_a_broken_metadata_file_is_named_with_its_line(recorded):
+    recorded.write("snippets/snippets.toml", "[defaults]\ntimeout 60\n")
+    run = recorded.regen()
+    assert run.returncode == 2
+    assert run.stderr.startswith("error: snippets/snippets.toml: Expected '=' after a key")
+    assert "(at line 2, column 9)" in run.stderr
+
+
+def test_missing_include_file_and_section_are_named(recorded):
+    recorded.write(
+        "docs/index.md",
+        recorded.read("docs/index.md")
+        + '\n```python\n--8<-- "snippets/good.py:nosuch"\n```\n'
+        + '\n```python\n--8<-- "snippets/nothere.py:x"\n```\n',
+    )
+    run = recorded.regen("--check")
+    assert run.returncode == 1
+    assert "PROBLEM docs/index.md:12: snippets/good.py has no section 'nosuch'" in run.stderr
+    assert "PROBLEM docs/index.md:16: snippets/nothere.py does not exist" in run.stderr
+
+
+def test_orphan_snippet_and_orphan_output_are_named(recorded):
+    recorded.write("snippets/lonely.py", 'print("nobody shows me")\n')
+    recorded.write("docs/generated/ghost.txt", "boo\n")
+    run = recorded.regen("--check")
+    assert run.returncode == 1
+    assert "PROBLEM snippets/lonely.py: no page includes it (orphan snippet)" in run.stderr
+    assert (
+        "PROBLEM docs/generated/ghost.txt: belongs to no snippet (orphan output; delete it)"
+        in run.stderr
+    )
+
+
+def test_a_typed_output_block_is_named(recorded):
+    recorded.write("docs/index.md", recorded.read("docs/index.md") + "\n```text\nhello\n```\n")
+    run = recorded.regen("--check")
+    assert (
+        "PROBLEM docs/index.md:11: an output block typed by hand; include a recorded output"
+        in run.stderr
+    )
+
+
+def test_a_hand_edited_output_fails_the_check_with_a_diff_and_regen_restores_it(recorded):
+    recorded.write("docs/generated/good.txt", "hello from elsewhere\n")
+    run = recorded.regen("--check")
+    assert run.returncode == 1
+    assert run.stderr.startswith("DRIFT snippets/good.py\n  shown on: docs/index.md\n")
+    assert "-hello from elsewhere\n" in run.stderr and "+hello from good\n" in run.stderr
+    assert "  fix: python scripts/regen.py snippets/good.py" in run.stderr
+    assert recorded.regen().returncode == 0
+    assert recorded.status() == ""
+
+
+def test_a_hand_edited_notebook_is_named_with_its_cell(recorded):
+    notebook = recorded.root / "docs/notebooks/index.ipynb"
+    data = json.loads(notebook.read_text())
+    data["cells"][-1]["outputs"][0]["text"] = ["hello from a hand\n"]
+    notebook.write_text(json.dumps(data, indent=1) + "\n")
+    run = recorded.regen("--check")
+    assert run.returncode == 1
+    assert (
+        "DRIFT docs/notebooks/index.ipynb differs from what regen writes (generated from docs/index.md)"
+        in run.stderr
+    )
+    assert "cell 2 [cell-002] (snippets/good.py:) differs" in run.stderr
+
+
+def test_a_changed_environment_is_reported_first(recorded):
+    record = recorded.root / "docs/generated/good.json"
+    data = json.loads(record.read_text())
+    running = data["environment"]["python"]
+    data["environment"]["python"] = "3.10"
+    record.write_text(json.dumps(data, indent=2) + "\n")
+    run = recorded.regen("--check")
+    assert run.stderr.startswith(
+        f"DRIFT snippets/good.py\n  environment differs: recorded with python 3.10, running {running}\n"
+    )
+
+
+def test_a_second_regen_waits_for_the_first(recorded):
+    recorded.write("snippets/good.py", 'import time\n\ntime.sleep(3)\nprint("slow hello")\n')
+    first = subprocess.Popen(
+        [sys.executable, "scripts/regen.py"],
+        cwd=recorded.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.0)
+    refused = recorded.regen("--lock-wait", "0.5")
+    waited = recorded.regen()
+    first.communicate(timeout=60)
+    assert first.returncode == 0
+    assert refused.returncode == 1
+    assert refused.stderr.endswith(
+        "error: another regen.py still holds .regen.lock after 0.5 s; nothing was written\n"
+    )
+    assert waited.returncode == 0
+    assert recorded.read("docs/generated/good.txt") == "slow hello\n"
+
+
+def test_interrupting_regen_leaves_old_or_new_files_and_a_rerun_completes(recorded):
+    for n in range(4):
+        recorded.write(
+            f"snippets/s{n}.py", f'import time\n\ntime.sleep({n} * 0.4)\nprint("new {n}")\n'
+        )
+    add_to_page(recorded, *(f"s{n}" for n in range(4)))
+    recorded.write("snippets/good.py", 'print("new good")\n')
+    regen = subprocess.Popen(
+        [sys.executable, "scripts/regen.py", "-j", "1"],
+        cwd=recorded.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.5)
+    regen.send_signal(signal.SIGINT)
+    _, err = regen.communicate(timeout=60)
+    assert regen.returncode == 130
+    assert "interrupted: every generated file is its old or its new version" in err
+    assert recorded.read("docs/generated/good.txt") in ("hello from good\n", "new good\n")
+    assert not list(recorded.root.rglob("*.tmp"))
+    rerun = recorded.regen()
+    assert rerun.returncode == 0, rerun.stderr
+    assert recorded.regen("--check").returncode == 0

@@ -1,0 +1,69 @@
+"""Process reuse is invisible: each snippet runs as if alone, and results do not depend on
+fork versus fresh interpreters or on how many run at once."""
+
+from __future__ import annotations
+
+import pytest
+
+from docpipe import cli, pool
+
+POLLUTER = """
+import random
+
+import torch
+
+torch.manual_seed(1234)
+torch.set_grad_enabled(False)
+torch.set_default_dtype(torch.float64)
+torch.Tensor.__repr__ = lambda self: "patched"
+random.seed(0)
+print("polluted")
+"""
+
+OBSERVER = """
+import torch
+
+print(torch.is_grad_enabled(), torch.get_default_dtype())
+print(repr(torch.ones(2)))
+print("seed leaked:", torch.initial_seed() == 1234)
+"""
+
+
+def test_a_snippet_that_changes_global_torch_state_does_not_change_the_next_one(sandbox):
+    sandbox.write("snippets/a_polluter.py", POLLUTER)
+    sandbox.write("snippets/b_observer.py", OBSERVER)
+    alone = sandbox.regen("-j", "1", "snippets/b_observer.py")
+    assert alone.returncode == 0, alone.stderr
+    before = sandbox.read("docs/generated/b_observer.txt")
+    assert before == "True torch.float32\ntensor([1., 1.])\nseed leaked: False\n"
+    after_polluter = sandbox.regen("--force", "-j", "1")
+    assert after_polluter.returncode == 0, after_polluter.stderr
+    assert sandbox.read("docs/generated/a_polluter.txt") == "polluted\n"
+    assert sandbox.read("docs/generated/b_observer.txt") == before
+    fresh = sandbox.regen("--force", "--no-fork", "snippets/b_observer.py")
+    assert fresh.returncode == 0, fresh.stderr
+    assert sandbox.read("docs/generated/b_observer.txt") == before
+
+
+@pytest.fixture(scope="module")
+def other_runs():
+    from docpipe import artifacts, catalog
+
+    cat = catalog.load()
+    env = artifacts.environment()
+
+    def publish(jobs: int, fork: bool) -> dict:
+        outcomes = cli.run(cat.snippets, cat, jobs, fork, f"-j {jobs} fork={fork}")
+        return {s: cli.publishable(s, cat, outcomes[s], env)[0] for s in cat.snippets}
+
+    return {"-j 1": publish(1, True), "fresh interpreters": publish(2, False)}
+
+
+@pytest.mark.parametrize("variant", ["-j 1", "fresh interpreters"])
+def test_real_snippets_give_identical_files_whatever_the_process_model(
+    variant, actual_runs, other_runs
+):
+    if not pool.fork_available():
+        pytest.skip("fork is not available here: every run already uses fresh interpreters")
+    reference = {s: files for s, (files, _) in actual_runs.items()}
+    assert other_runs[variant] == reference
