@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from docpipe import artifacts, catalog, cli, pool
+from docpipe import artifacts, catalog, cli, machine
 from docpipe.paths import ROOT
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
@@ -25,7 +25,9 @@ def site_catalog():
 def actual_runs(site_catalog):
     """Snippet -> (files the run publishes, or None, and the reason it cannot publish)."""
     snippets = site_catalog.snippets
-    outcomes = cli.run(snippets, site_catalog, pool.default_jobs(), pool.fork_available(), "test")
+    outcomes = cli.run(
+        snippets, site_catalog, machine.default_jobs(), machine.fork_available(), "test"
+    )
     env = artifacts.environment()
     return {s: cli.publishable(s, site_catalog, outcomes[s], env) for s in snippets}
 

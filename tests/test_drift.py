@@ -6,6 +6,7 @@ import pytest
 
 from docpipe import artifacts, catalog, drift
 from docpipe.pages import pages_using
+from docpipe.paths import existing
 
 SNIPPETS = catalog.load().snippets
 
@@ -14,6 +15,6 @@ SNIPPETS = catalog.load().snippets
 def test_recorded_files_match_a_real_run(snippet, actual_runs):
     files, why = actual_runs[snippet]
     assert files is not None, why
-    drifts = drift.compare(files, artifacts.existing(snippet))
+    drifts = drift.compare(files, existing(snippet))
     note = drift.environment_note(drift.recorded_environment(snippet), artifacts.environment())
     assert not drifts, "\n" + drift.report(snippet, drifts, pages_using(snippet), note)

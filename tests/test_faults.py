@@ -135,7 +135,8 @@ def test_huge_output_is_capped_with_a_clear_message(recorded):
 def test_files_written_in_the_working_directory_are_fine(recorded):
     recorded.write(
         "snippets/scratch.py",
-        'from pathlib import Path\n\nPath("notes.txt").write_text("x")\nprint(Path("notes.txt").read_text())\n',
+        'from pathlib import Path\n\nPath("notes.txt").write_text("x")\n'
+        'print(Path("notes.txt").read_text())\n',
     )
     add_to_page(recorded, "scratch")
     run = recorded.regen()
@@ -266,8 +267,8 @@ def test_a_hand_edited_notebook_is_named_with_its_cell(recorded):
     run = recorded.regen("--check")
     assert run.returncode == 1
     assert (
-        "DRIFT docs/notebooks/index.ipynb differs from what regen writes (generated from docs/index.md)"
-        in run.stderr
+        "DRIFT docs/notebooks/index.ipynb differs from what regen writes"
+        " (generated from docs/index.md)" in run.stderr
     )
     assert "cell 2 [cell-002] (snippets/good.py:) differs" in run.stderr
 
@@ -280,7 +281,8 @@ def test_a_changed_environment_is_reported_first(recorded):
     record.write_text(json.dumps(data, indent=2) + "\n")
     run = recorded.regen("--check")
     assert run.stderr.startswith(
-        f"DRIFT snippets/good.py\n  environment differs: recorded with python 3.10, running {running}\n"
+        "DRIFT snippets/good.py\n"
+        f"  environment differs: recorded with python 3.10, running {running}\n"
     )
 
 

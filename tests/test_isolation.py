@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from docpipe import cli, pool
+from docpipe import cli, machine
 
 POLLUTER = """
 import random
@@ -63,7 +63,7 @@ def other_runs():
 def test_real_snippets_give_identical_files_whatever_the_process_model(
     variant, actual_runs, other_runs
 ):
-    if not pool.fork_available():
+    if not machine.fork_available():
         pytest.skip("fork is not available here: every run already uses fresh interpreters")
     reference = {s: files for s, (files, _) in actual_runs.items()}
     assert other_runs[variant] == reference

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .catalog import Settings
 from .normalize import normalise
-from .paths import GENERATED, Snippet
+from .paths import Snippet
 from .pool import Outcome
 
 STAMPED = ("torch", "numpy", "matplotlib")
@@ -61,12 +61,3 @@ def build(snippet: Snippet, settings: Settings, outcome: Outcome, env: dict) -> 
         figure, _, theme = name.partition(".")
         files[snippet.figure(figure, theme or "light")] = svg.encode()
     return files
-
-
-def existing(snippet: Snippet) -> set[Path]:
-    """The generated files on disk that belong to this snippet by the naming rule."""
-    folder = GENERATED / Path(snippet.key).parent
-    stem = Path(snippet.key).name
-    if not folder.is_dir():
-        return set()
-    return {p for p in folder.iterdir() if p.is_file() and p.name.split(".", 1)[0] == stem}

@@ -7,11 +7,11 @@ import json
 import os
 import sys
 
-from . import artifacts, cache, catalog, consistency, drift, notebooks, pool, record
+from . import cache, catalog, consistency, notebooks, record
 from .catalog import Catalog
+from .machine import default_jobs, fork_available
 from .pages import pages_using, uses
-from .paths import NOTEBOOKS, Snippet, rel
-from .progress import Progress
+from .paths import NOTEBOOKS, Snippet, existing, rel
 
 FAILURE_TAIL = 30  # lines of a failed snippet's output (its traceback) shown in the report
 
@@ -35,7 +35,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "-j",
         "--jobs",
         type=int,
-        default=pool.default_jobs(),
+        default=default_jobs(),
         help="snippets run at once (default: the cores available)",
     )
     p.add_argument(
@@ -55,10 +55,6 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    if os.environ.get("PYTHONHASHSEED") != "0":
-        # Hash order must not differ between runs; forked children inherit the parent's seed.
-        env = {**os.environ, "PYTHONHASHSEED": "0"}
-        os.execve(sys.executable, [sys.executable, *sys.argv], env)
     try:
         cat = catalog.load()
         selected = select(args.paths, cat)
@@ -67,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     except (catalog.CatalogError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    fork = pool.fork_available() and not args.no_fork
+    fork = fork_available() and not args.no_fork
     try:
         if args.audit:
             return audit(selected, cat, args, fork)
@@ -116,8 +112,16 @@ def run(
     label: str,
     timeout: float | None = None,
     threads: int | None = None,
-) -> dict[Snippet, pool.Outcome]:
+) -> dict:
     """Run snippets (each in its own child process) and return their outcomes."""
+    if snippets and os.environ.get("PYTHONHASHSEED") != "0" and sys.argv[0].endswith("regen.py"):
+        # Hash order must not differ between runs, and forked children inherit the parent's
+        # seed: start again with it fixed (nothing has been written or imported yet).
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        os.execve(sys.executable, [sys.executable, *sys.argv], env)
+    from . import pool
+    from .progress import Progress
+
     progress = Progress(len(snippets), label)
     work = [(s.key, cat.settings[s].values, timeout or cat.settings[s].timeout) for s in snippets]
     heavy = pool.heavy_imports(s.source for s in snippets) if fork else ()
@@ -132,6 +136,8 @@ def run(
 
 def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | None, str]:
     """The files a run publishes, or None and the reason it cannot publish."""
+    from . import artifacts
+
     result = outcome.result
     if result.status == "ok" and result.writes:
         result.status = "error"
@@ -148,6 +154,8 @@ def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | No
 
 
 def check(selected, cat: Catalog, args, fork: bool, whole_site: bool) -> int:
+    from . import artifacts, drift
+
     env = artifacts.environment()
     outcomes = run(selected, cat, args.jobs, fork, "check", args.timeout)
     failed = drifted = 0
@@ -157,7 +165,7 @@ def check(selected, cat: Catalog, args, fork: bool, whole_site: bool) -> int:
             failed += 1
             print(why, file=sys.stderr)
             continue
-        drifts = drift.compare(files, artifacts.existing(snippet))
+        drifts = drift.compare(files, existing(snippet))
         if drifts:
             drifted += 1
             note = drift.environment_note(drift.recorded_environment(snippet), env)
@@ -181,6 +189,8 @@ def check(selected, cat: Catalog, args, fork: bool, whole_site: bool) -> int:
 
 def notebook_drift() -> list[str]:
     """A report for each notebook that differs from what regen would write."""
+    from . import drift
+
     found = []
     for d in drift.compare(notebooks.expected(), set(NOTEBOOKS.glob("**/*.ipynb"))):
         detail = drift.notebook_cells(d.path) if d.problem == "differs" else ""
@@ -210,17 +220,17 @@ def write_notebooks(cached: dict, force: bool, failed: set[Snippet]) -> None:
 
 
 def regen(selected, cat: Catalog, args, fork: bool) -> int:
-    env = artifacts.environment()
     cached = cache.load()
     runs = cached.setdefault("snippets", {})
     stale = [
         s
         for s in selected
-        if args.force or not cache.fresh(s, cat.settings[s], runs.get(s.key), artifacts.existing(s))
+        if args.force or not cache.fresh(s, cat.settings[s], runs.get(s.key), existing(s))
     ]
     if len(stale) < len(selected):
         print(f"{len(selected) - len(stale)} snippets unchanged (cached; --force re-runs them)")
     outcomes = run(stale, cat, args.jobs, fork, "regen", args.timeout) if stale else {}
+    env = _environment() if stale else {}
     failed: set[Snippet] = set()
     for snippet in stale:
         outcome = outcomes[snippet]
@@ -230,7 +240,7 @@ def regen(selected, cat: Catalog, args, fork: bool) -> int:
             print(why + "\n  its recorded files were left as they were", file=sys.stderr)
             runs.pop(snippet.key, None)
             continue
-        for path in record.replace(files, artifacts.existing(snippet)):
+        for path in record.replace(files, existing(snippet)):
             print(f"wrote {rel(path)}")
         reads = sorted(outcome.result.reads)
         key = cache.key(snippet, cat.settings[snippet], reads)
@@ -244,10 +254,12 @@ def regen(selected, cat: Catalog, args, fork: bool) -> int:
 def audit(selected, cat: Catalog, args, fork: bool) -> int:
     """Run everything twice, the second time in fresh interpreters with another hash seed and
     thread count; any snippet whose files differ is nondeterministic or has volatile output."""
+    from . import artifacts, drift
+
     env = artifacts.environment()
     first = run(selected, cat, args.jobs, fork, "audit 1/2", args.timeout)
     os.environ["PYTHONHASHSEED"] = "1"
-    other_threads = 1 if pool.default_jobs() // max(1, args.jobs) > 1 else 2
+    other_threads = 1 if default_jobs() // max(1, args.jobs) > 1 else 2
     second = run(selected, cat, args.jobs, False, "audit 2/2", args.timeout, other_threads)
     unstable = 0
     for snippet in selected:
@@ -272,3 +284,9 @@ def audit(selected, cat: Catalog, args, fork: bool) -> int:
 
 def _clip(line: str, width: int = 200) -> str:
     return line if len(line) <= width else line[:width] + f"... ({len(line)} characters)"
+
+
+def _environment() -> dict:
+    from .artifacts import environment
+
+    return environment()

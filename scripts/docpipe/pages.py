@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from .paths import DOCS, GENERATED, ROOT, SNIPPETS, Snippet, owner
@@ -27,6 +29,11 @@ def markdown_pages(docs: Path = DOCS) -> list[Path]:
 
 
 def uses(page: Path) -> list[Use]:
+    return list(_uses(page, page.stat().st_mtime_ns))
+
+
+@cache
+def _uses(page: Path, mtime: int) -> tuple[Use, ...]:
     text = page.read_text(encoding="utf-8")
     found = []
 
@@ -36,13 +43,13 @@ def uses(page: Path) -> list[Use]:
     for m in INCLUDE.finditer(text):
         target = m["target"]
         path, _, section = target.partition(":")
-        full = (ROOT / path).resolve()
+        full = Path(os.path.normpath(ROOT / path))
         if SNIPPETS in full.parents:
             found.append(Use(page, line_of(m.start()), "code", Snippet.from_path(full), section))
         elif GENERATED in full.parents:
             found.append(Use(page, line_of(m.start()), "output", owner(full), path))
     for m in IMAGE.finditer(text):
-        full = (page.parent / m["target"]).resolve()
+        full = Path(os.path.normpath(page.parent / m["target"]))
         if GENERATED in full.parents:
             found.append(Use(page, line_of(m.start()), "figure", owner(full), m["target"]))
     for m in VALUE.finditer(text):
@@ -55,7 +62,7 @@ def uses(page: Path) -> list[Use]:
                 m["name"],
             )
         )
-    return found
+    return tuple(found)
 
 
 def all_uses(docs: Path = DOCS) -> list[Use]:

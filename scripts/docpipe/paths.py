@@ -9,6 +9,7 @@ scripts/figures/<key>.py        the code that draws that snippet's figures
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +30,7 @@ class Snippet:
     @classmethod
     def from_path(cls, path: str | Path) -> Snippet:
         p = Path(path)
-        p = p.resolve() if p.is_absolute() else (ROOT / p).resolve()
+        p = Path(os.path.normpath(p if p.is_absolute() else ROOT / p))
         try:
             rel = p.relative_to(SNIPPETS)
         except ValueError:
@@ -78,5 +79,14 @@ def rel(path: Path) -> str:
 
 def owner(generated: Path) -> Snippet:
     """The snippet a generated file belongs to, by the naming rule (snippet names hold no dot)."""
-    rel_path = generated.resolve().relative_to(GENERATED)
+    rel_path = Path(os.path.normpath(generated)).relative_to(GENERATED)
     return Snippet((rel_path.parent / rel_path.name.split(".", 1)[0]).as_posix())
+
+
+def existing(snippet: Snippet) -> set[Path]:
+    """The generated files on disk that belong to this snippet by the naming rule."""
+    folder = GENERATED / Path(snippet.key).parent
+    stem = Path(snippet.key).name
+    if not folder.is_dir():
+        return set()
+    return {p for p in folder.iterdir() if p.is_file() and p.name.split(".", 1)[0] == stem}

@@ -14,7 +14,6 @@ import os
 import re
 import shutil
 import signal
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
@@ -24,6 +23,7 @@ from pathlib import Path
 
 from . import execute
 from .execute import Job, Result
+from .machine import default_jobs
 from .paths import FIGURE_CODE, SNIPPETS
 
 OUTPUT_CAP = 1 << 20  # bytes; more than a page could ever show
@@ -35,10 +35,6 @@ class Outcome:
     result: Result
     output: bytes
     seconds: float  # wall time of the child, start to exit
-
-
-def fork_available() -> bool:
-    return sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods()
 
 
 HEAVY = ("torch", "numpy", "matplotlib")  # slow to import, safe to import before a fork
@@ -69,10 +65,6 @@ def warm_up(modules: Iterable[str]) -> None:
 
             matplotlib.use("Agg")
             importlib.import_module("matplotlib.pyplot")
-
-
-def default_jobs() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
 def run(
