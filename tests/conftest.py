@@ -89,3 +89,11 @@ def sandbox(tmp_path):
     box.git("config", "user.name", "tests")
     box.write(".gitignore", ".cache/\n.regen.lock\n")
     return box
+
+
+def pytest_terminal_summary(terminalreporter):
+    from test_browser import SCREENSHOTS
+
+    if SCREENSHOTS.is_dir() and any(SCREENSHOTS.glob("*.png")):
+        count = len(list(SCREENSHOTS.glob("*.png")))
+        terminalreporter.write_line(f"screenshots of every page ({count}): {SCREENSHOTS}")

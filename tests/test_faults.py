@@ -232,7 +232,10 @@ def test_orphan_snippet_and_orphan_output_are_named(recorded):
     recorded.write("docs/generated/ghost.txt", "boo\n")
     run = recorded.regen("--check")
     assert run.returncode == 1
-    assert "PROBLEM snippets/lonely.py: no page includes it (orphan snippet)" in run.stderr
+    assert (
+        "PROBLEM snippets/lonely.py: no page shows its code or output (orphan snippet)"
+        in run.stderr
+    )
     assert (
         "PROBLEM docs/generated/ghost.txt: belongs to no snippet (orphan output; delete it)"
         in run.stderr

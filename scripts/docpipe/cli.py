@@ -65,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     fork = fork_available() and not args.no_fork
     try:
+        if args.audit or args.check:
+            _fix_hash_seed()
         if args.audit:
             return audit(selected, cat, args, fork)
         if args.check:
@@ -114,11 +116,6 @@ def run(
     threads: int | None = None,
 ) -> dict:
     """Run snippets (each in its own child process) and return their outcomes."""
-    if snippets and os.environ.get("PYTHONHASHSEED") != "0" and sys.argv[0].endswith("regen.py"):
-        # Hash order must not differ between runs, and forked children inherit the parent's
-        # seed: start again with it fixed (nothing has been written or imported yet).
-        env = {**os.environ, "PYTHONHASHSEED": "0"}
-        os.execve(sys.executable, [sys.executable, *sys.argv], env)
     from . import pool
     from .progress import Progress
 
@@ -229,6 +226,8 @@ def regen(selected, cat: Catalog, args, fork: bool) -> int:
     ]
     if len(stale) < len(selected):
         print(f"{len(selected) - len(stale)} snippets unchanged (cached; --force re-runs them)")
+    if stale:
+        _fix_hash_seed()
     outcomes = run(stale, cat, args.jobs, fork, "regen", args.timeout) if stale else {}
     env = _environment() if stale else {}
     failed: set[Snippet] = set()
@@ -284,6 +283,14 @@ def audit(selected, cat: Catalog, args, fork: bool) -> int:
 
 def _clip(line: str, width: int = 200) -> str:
     return line if len(line) <= width else line[:width] + f"... ({len(line)} characters)"
+
+
+def _fix_hash_seed() -> None:
+    """Hash order must not differ between runs, and forked children inherit the parent's
+    seed: start again with it fixed. Called before anything is written or imported."""
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        os.execve(sys.executable, [sys.executable, *sys.argv], env)
 
 
 def _environment() -> dict:

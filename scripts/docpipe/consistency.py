@@ -34,10 +34,10 @@ def problems(cat: Catalog, docs: Path = DOCS) -> list[str]:
             found.append(
                 f"{where}: {use.snippet.name} declares no value '{use.detail}' in snippets.toml"
             )
-    shown = {u.snippet for u in uses if u.kind == "code"}
+    shown = {u.snippet for u in uses if u.kind in ("code", "output")}
     for snippet in cat.snippets:
         if snippet not in shown and not cat.exempt(snippet.name, "not-on-a-page"):
-            found.append(f"{snippet.name}: no page includes it (orphan snippet)")
+            found.append(f"{snippet.name}: no page shows its code or output (orphan snippet)")
     for path in sorted(GENERATED.rglob("*")) if GENERATED.is_dir() else []:
         if path.is_file() and owner(path) not in cat.settings:
             found.append(f"{rel(path)}: belongs to no snippet (orphan output; delete it)")

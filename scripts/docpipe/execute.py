@@ -18,6 +18,7 @@ import sys
 import time
 import traceback
 import types
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -73,6 +74,7 @@ def child_main(job: Job) -> None:
     sys.dont_write_bytecode = True
     _limit_threads(job.threads)
     _fresh_entropy()
+    _fresh_warnings()
     _watch_repository_files(result, exclude={str(snippet.source)})
     stream = _capture_output(job.output)
     try:
@@ -143,6 +145,32 @@ def _fresh_entropy() -> None:
         sys.modules["numpy"].random.seed()
     if "torch" in sys.modules:
         sys.modules["torch"].seed()
+
+
+# CPython's default warning filters ("Default Warning Filter" in the warnings docs).
+DEFAULT_WARNING_FILTERS = (
+    ("default", DeprecationWarning, "__main__"),
+    ("ignore", DeprecationWarning, ""),
+    ("ignore", PendingDeprecationWarning, ""),
+    ("ignore", ImportWarning, ""),
+    ("ignore", ResourceWarning, ""),
+)
+
+
+def _fresh_warnings() -> None:
+    # A forked child inherits the parent's warning filters and hooks (pytest records warnings
+    # instead of printing them); `python snippet.py` starts from CPython's defaults.
+    warnings.resetwarnings()
+    for action, category, module in reversed(DEFAULT_WARNING_FILTERS):
+        warnings.filterwarnings(action, category=category, module=module)
+    warnings.showwarning = warnings._showwarning_orig
+    warnings._showwarnmsg_impl = _print_warning
+
+
+def _print_warning(message: warnings.WarningMessage) -> None:
+    stream = message.file if message.file is not None else sys.stderr
+    if stream is not None:
+        stream.write(warnings._formatwarnmsg(message))
 
 
 def _watch_repository_files(result: Result, exclude: set[str]) -> None:

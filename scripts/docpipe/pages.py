@@ -44,7 +44,7 @@ def _uses(page: Path, mtime: int) -> tuple[Use, ...]:
         target = m["target"]
         path, _, section = target.partition(":")
         full = Path(os.path.normpath(ROOT / path))
-        if SNIPPETS in full.parents:
+        if SNIPPETS in full.parents and full.suffix == ".py":
             found.append(Use(page, line_of(m.start()), "code", Snippet.from_path(full), section))
         elif GENERATED in full.parents:
             found.append(Use(page, line_of(m.start()), "output", owner(full), path))

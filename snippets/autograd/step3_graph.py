@@ -34,8 +34,10 @@ walk(loss.grad_fn)
 loss.backward()
 print(f"autograd: w.grad = {w.grad.item()}   b.grad = {b.grad.item()}")
 
-# The chain rule by hand: dL/dw = 2 * error * x and dL/db = 2 * error
-by_hand_w = 2 * error.item() * x.item()
-by_hand_b = 2 * error.item()
+# The chain rule by hand: multiply the local derivatives along each path
+dloss_derror = 2 * error.item()  # loss = error**2
+derror_dprediction = 1.0  # error = prediction - y
+by_hand_w = dloss_derror * derror_dprediction * x.item()  # d(pred)/dw = x
+by_hand_b = dloss_derror * derror_dprediction * 1.0  # d(pred)/db = 1
 print(f"by hand:  dL/dw  = {by_hand_w}   dL/db  = {by_hand_b}")
 # --8<-- [end:backward]

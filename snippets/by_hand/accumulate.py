@@ -10,12 +10,12 @@ for call in range(3):
 # --8<-- [end:accumulate]
 
 # --8<-- [start:zero]
-x = torch.tensor(3.0, requires_grad=True)
-optimizer = torch.optim.SGD([x], lr=0.1)
+w = torch.tensor(3.0, requires_grad=True)
+optimizer = torch.optim.SGD([w], lr=0.1)
 for step in range(3):
     optimizer.zero_grad()  # forget the previous step's gradient
-    y = x**2
-    y.backward()
-    print(f"step {step}: x = {x.item():g}   x.grad = {x.grad.item():g}")
-    optimizer.step()  # x -= 0.1 * x.grad
+    loss = w**2
+    loss.backward()
+    print(f"step {step}: w = {w.item():g}   w.grad = {w.grad.item():g}")
+    optimizer.step()  # w -= 0.1 * w.grad
 # --8<-- [end:zero]

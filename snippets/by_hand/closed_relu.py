@@ -10,8 +10,8 @@ b = torch.tensor(-1.0, requires_grad=True)
 h = w * x + b
 a = torch.relu(h)
 loss = (a - y) ** 2
-a.retain_grad()
-h.retain_grad()
+for node in (h, a, loss):
+    node.retain_grad()
 loss.backward()
 
 print(f"h = {h.item():g}   a = {a.item():g}   loss = {loss.item():g}")

@@ -15,19 +15,18 @@ print(f"w.grad = {w.grad.item():g}   b.grad = {b.grad.item():g}")
 # --8<-- [end:two]
 
 # --8<-- [start:million]
-torch.manual_seed(0)
 model = torch.nn.Sequential(
     torch.nn.Linear(1000, 1000),
     torch.nn.ReLU(),
     torch.nn.Linear(1000, 1),
 )
 inputs = torch.randn(8, 1000)
-loss = model(inputs).pow(2).mean()
-loss.backward()  # one call
+model_loss = model(inputs).pow(2).mean()
+model_loss.backward()  # one call
 
 parameters = list(model.parameters())
 count = sum(p.numel() for p in parameters)
 filled = sum(p.grad is not None for p in parameters)
 print(f"{count:,} numbers in {len(parameters)} parameter tensors")
-print(f"tensors whose .grad one backward() filled: {filled}")
+print(f"tensors with a .grad after one backward(): {filled}")
 # --8<-- [end:million]

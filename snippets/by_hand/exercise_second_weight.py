@@ -12,15 +12,12 @@ h = w * x + b
 a = torch.relu(h)
 o = w2 * a
 loss = (o - y) ** 2
-o.retain_grad()
-a.retain_grad()
-h.retain_grad()
+for node in (h, a, o):
+    node.retain_grad()  # keep the gradients on the way for the check
 loss.backward()
 
-print(f"h = {h.item():g}   a = {a.item():g}   o = {o.item():g}", end="")
-print(f"   loss = {loss.item():g}")
-print(f"dL/do = {o.grad.item():g}   dL/da = {a.grad.item():g}", end="")
-print(f"   dL/dh = {h.grad.item():g}")
-print(f"dL/dw = {w.grad.item():g}   dL/db = {b.grad.item():g}", end="")
-print(f"   dL/dw2 = {w2.grad.item():g}")
+print(f"h = {h.item():g}   a = {a.item():g}   o = {o.item():g}")
+print(f"loss = {loss.item():g}")
+for name, t in [("o", o), ("a", a), ("h", h), ("w", w), ("b", b), ("w2", w2)]:
+    print(f"dL/d{name} = {t.grad.item():g}")
 # --8<-- [end:check]

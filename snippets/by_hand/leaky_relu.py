@@ -12,8 +12,8 @@ slope = 0.01  # LeakyReLU's slope for negative inputs (PyTorch's default)
 h = w * x + b
 a = F.leaky_relu(h, negative_slope=slope)
 loss = (a - y) ** 2
-a.retain_grad()
-h.retain_grad()
+for node in (h, a, loss):
+    node.retain_grad()
 loss.backward()
 
 print(f"h = {h.item():g}   a = {a.item():g}   loss = {loss.item():g}")

@@ -14,7 +14,10 @@ y_value = y.detach()
 print("y.detach():     ", y_value, " requires_grad:", y_value.requires_grad)
 print("same memory as y:", y_value.data_ptr() == y.data_ptr())
 
-z = x * x.detach()  # one factor recorded, the other a constant
-z.backward()
-print("x.grad for x * x.detach():", x.grad)
+(x * x).backward()
+print("x.grad of x * x:         ", x.grad)
+
+x.grad = None  # start again from no gradient
+(x * x.detach()).backward()  # the second factor is now a constant
+print("x.grad of x * x.detach():", x.grad)
 # --8<-- [end:detach]

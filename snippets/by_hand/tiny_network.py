@@ -14,8 +14,8 @@ print(f"h = {h.item():g}   a = {a.item():g}   loss = {loss.item():g}")
 # --8<-- [end:forward]
 
 # --8<-- [start:backward]
-a.retain_grad()  # keep the gradients of the intermediate results too
-h.retain_grad()
+for node in (h, a, loss):
+    node.retain_grad()  # keep the gradient that arrives here too
 loss.backward()
 
 print(f"dL/da = {a.grad.item():g}")

@@ -2,6 +2,7 @@
 
 import matplotlib.pyplot as plt
 import torch
+
 from docpipe.figures import ink
 
 
@@ -39,9 +40,7 @@ def descent(ns):
     )
     ax.plot(w0, loss0, "o", color="C1", ms=7)
     ax.plot(w1, loss1, "o", color=ink("muted"), ms=6)
-    ax.vlines(
-        [w0, w1], 0, [loss0, loss1], color=ink("grid"), lw=1, ls=":", zorder=0
-    )
+    ax.vlines([w0, w1], 0, [loss0, loss1], color=ink("grid"), lw=1, ls=":", zorder=0)
     arrow_y = -0.08
     ax.annotate(
         "",

@@ -1,0 +1,25 @@
+"""The graph of z = 2x**2 + 1 at x = 3: values forward, gradients backward."""
+
+import importlib.util
+from pathlib import Path
+
+_spec = importlib.util.spec_from_file_location(
+    "by_hand_diagram", Path(__file__).with_name("_diagram.py")
+)
+diagram = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(diagram)
+
+
+def values(ns):
+    y = 0.72
+    nodes = {
+        "x": diagram.node("x", ns["x"], (0.8, y)),
+        "s": diagram.node("s = x²", ns["s"], (2.6, y)),
+        "u": diagram.node("u = 2s", ns["u"], (4.4, y)),
+        "z": diagram.node("z = u + 1", ns["z"], (6.2, y)),
+    }
+    edges = [("x", "s"), ("s", "u"), ("u", "z")]
+    return diagram.draw(nodes, edges, size=(7, 1.6))
+
+
+FIGURES = {"values": values}

@@ -1,0 +1,275 @@
+"""The site as a reader meets it: built, served on loopback, driven in Debian's chromium.
+
+Every page (notebook pages too) in the light and the dark palette: math rendered by KaTeX,
+no console errors, every image loaded, no request to any host but the local server. Instant
+navigation by clicking keeps math and figures working. Full-page screenshots are saved for a
+reviewer (the path is printed at the end of the run).
+"""
+
+from __future__ import annotations
+
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from docpipe.figures import PALETTES
+from docpipe.paths import DOCS, ROOT
+
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-sync",
+]
+RAW_MATH = re.compile(r"\\\(|\\\[|\$\$")
+SLATE_BACKGROUND = (0x1E, 0x21, 0x29)  # Material's slate scheme: hsl(232, 15%, 14%)
+
+
+def site_pages() -> list[str]:
+    """URL paths of every page, by MkDocs' directory-URL rule."""
+    sources = sorted(p for p in DOCS.rglob("*.md") if "generated" not in p.parts)
+    sources += sorted((DOCS / "notebooks").glob("*.ipynb"))
+    paths = []
+    for source in sources:
+        rel = source.relative_to(DOCS).with_suffix("").as_posix()
+        paths.append("/" if rel == "index" else f"/{rel.removesuffix('/index')}/")
+    return paths
+
+
+PAGES = site_pages()
+
+
+def chromium() -> str:
+    found = shutil.which("chromium")
+    if found:
+        return found
+    reason = (
+        "BROWSER TESTS NOT RUN: Debian's chromium is not installed and could not be "
+        "(make test installs it with apt-get when run as root)"
+    )
+    if os.environ.get("CI"):
+        pytest.fail(reason + "; under CI a skipped browser test is a failure")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """The built site on loopback, under the same path as when hosted, and built with
+    site_url pointing here (instant navigation only follows links under site_url)."""
+    site = tmp_path_factory.mktemp("site")
+    base = site_base()
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(site, base))
+    origin = f"http://127.0.0.1:{httpd.server_address[1]}{base.rstrip('/')}"
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SITE_URL": origin + "/"},
+    )
+    assert build.returncode == 0, build.stderr
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield origin
+    httpd.shutdown()
+
+
+def site_base() -> str:
+    """The path the hosted site lives under: the path of mkdocs.yml's default site_url."""
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    return urlparse(re.search(r'^site_url:.*"(https?://[^"]+)"', config, re.M)[1]).path or "/"
+
+
+def _handler(site: Path, base: str):
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(site), **kwargs)
+
+        def translate_path(self, path: str) -> str:
+            inside = path.startswith(base)
+            return super().translate_path("/" + path[len(base) :] if inside else "/404.html")
+
+        def log_message(self, *args) -> None:
+            pass
+
+    return Handler
+
+
+@pytest.fixture(scope="session")
+def browser():
+    executable = chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class Visit:
+    """One browser tab that records console errors and blocks every outside request."""
+
+    def __init__(self, browser, server: str, scheme: str):
+        self.origin = server
+        self.context = browser.new_context(
+            viewport={"width": 1280, "height": 900}, color_scheme=scheme
+        )
+        self.outside: list[str] = []
+        self.errors: list[str] = []
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+
+    def _route(self, route):
+        url = route.request.url
+        if url.startswith(self.origin) or url.startswith("data:"):
+            route.continue_()
+        else:
+            self.outside.append(url)
+            route.abort()
+
+    def _console(self, message):
+        if message.type == "error":
+            self.errors.append(f"console error: {message.text}")
+
+    def open(self, path: str) -> None:
+        self.page.goto(self.origin + path, wait_until="networkidle")
+        self.wait_for_math()
+
+    def wait_for_math(self) -> None:
+        self.page.wait_for_function(
+            "() => [...document.querySelectorAll('.arithmatex')]"
+            ".every(e => e.querySelector('.katex, .katex-error'))",
+            timeout=10_000,
+        )
+
+    def problems(self, path: str) -> list[str]:
+        found = [f"{path}: request to an outside host: {u}" for u in self.outside]
+        found += [f"{path}: {e}" for e in self.errors]
+        state = self.page.evaluate(
+            """() => ({
+                unrendered: [...document.querySelectorAll('.arithmatex')]
+                    .filter(e => !e.querySelector('.katex')).map(e => e.textContent.trim()),
+                errors: [...document.querySelectorAll('.katex-error')]
+                    .map(e => (e.getAttribute('title') || '') + ' in ' + e.textContent),
+                broken: [...document.images]
+                    .filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
+                text: document.querySelector('.md-content').innerText,
+            })"""
+        )
+        found += [f"{path}: math not rendered: {m[:120]}" for m in state["unrendered"]]
+        found += [f"{path}: KaTeX error: {m[:200]}" for m in state["errors"]]
+        found += [f"{path}: image did not load: {src}" for src in state["broken"]]
+        raw = RAW_MATH.search(state["text"])
+        if raw:
+            start = max(0, raw.start() - 60)
+            context = state["text"][start : raw.end() + 60]
+            found.append(f"{path}: raw math delimiters in the text: …{context}…")
+        return found
+
+    def screenshot(self, path: str, scheme: str) -> None:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        name = path.strip("/").replace("/", "__") or "index"
+        self.page.screenshot(path=SCREENSHOTS / f"{name}-{scheme}.png", full_page=True)
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("path", PAGES)
+def test_page_renders_completely_offline(path, scheme, browser, server):
+    visit = Visit(browser, server, scheme)
+    try:
+        visit.open(path)
+        problems = visit.problems(path)
+        visit.screenshot(path, scheme)
+    finally:
+        visit.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_instant_navigation_by_clicking_renders_math_and_figures(browser, server):
+    visit = Visit(browser, server, "light")
+    try:
+        visit.open("/")
+        visit.page.evaluate("() => { window.__sameDocument = true; }")
+        seen = []
+        for _ in range(len(PAGES) - 1):
+            link = visit.page.locator("a.md-footer__link--next")
+            if not link.count():
+                break
+            link.first.click()
+            visit.page.wait_for_load_state("networkidle")
+            visit.wait_for_math()
+            path = urlparse(visit.page.url).path.removeprefix(site_base().rstrip("/"))
+            seen.append(path)
+            assert visit.page.evaluate("() => window.__sameDocument === true"), (
+                f"{path}: the click reloaded the page instead of navigating instantly"
+            )
+            problems = visit.problems(path)
+            assert not problems, "\n".join(problems)
+    finally:
+        visit.close()
+    assert len(seen) >= 2, f"clicked through too few pages: {seen}"
+
+
+def test_palette_toggle_shows_dark_figures(browser, server):
+    visit = Visit(browser, server, "light")
+    try:
+        visit.open("/autograd-backward/")
+        visit.page.locator("label[for='__palette_1']").first.click()
+        assert visit.page.evaluate("() => document.body.dataset.mdColorScheme") == "slate"
+        shown = visit.page.evaluate(
+            """() => [...document.querySelectorAll('.md-content img')]
+                .filter(i => i.offsetParent !== null).map(i => i.getAttribute('src'))"""
+        )
+    finally:
+        visit.close()
+    assert shown, "no figure is shown on the main page"
+    assert all(src.split("#")[0].endswith(".dark.svg") for src in shown), shown
+
+
+def _luminance(rgb) -> float:
+    def channel(c: int) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a, b) -> float:
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+DARK_FIGURES = sorted((DOCS / "generated").rglob("*.dark.svg"))
+
+
+@pytest.mark.parametrize("svg", DARK_FIGURES, ids=[p.name for p in DARK_FIGURES])
+def test_dark_figures_have_no_dark_ink(svg):
+    """Text and lines of a dark-palette figure stand out from the dark page (contrast >= 3).
+    Grid lines are meant to recede: the palette's grid colour is the one exception."""
+    text = svg.read_text(encoding="utf-8")
+    inks = set(re.findall(r"stroke:\s*#([0-9a-fA-F]{6})", text))
+    inks |= set(re.findall(r'<g[^>]*style="fill:\s*#([0-9a-fA-F]{6})[^"]*"[^>]*>\s*<use', text))
+    inks.discard(PALETTES["dark"]["grid"].lstrip("#"))
+    low = sorted(
+        f"#{c}"
+        for c in inks
+        if _contrast(tuple(int(c[i : i + 2], 16) for i in (0, 2, 4)), SLATE_BACKGROUND) < 3
+    )
+    assert not low, f"{svg.relative_to(ROOT)}: colours too dark for the dark page: {low}"
