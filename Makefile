@@ -28,7 +28,7 @@ build: $(VENV)/.site
 
 # System packages the browser tests need (Debian's chromium and its driver).
 system-deps:
-	@command -v chromium >/dev/null || { \
+	@command -v $${CHROMIUM:-chromium} >/dev/null || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	  else echo "chromium is missing and cannot be installed here (needs root and apt-get): browser tests will skip"; fi; }

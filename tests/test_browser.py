@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 import pytest
 
 from docpipe.figures import PALETTES
-from docpipe.paths import DOCS, ROOT
+from docpipe.paths import DOCS, ROOT, hosted_url
 
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 CHROMIUM_ARGS = [
@@ -52,7 +52,8 @@ PAGES = site_pages()
 
 
 def chromium() -> str:
-    found = shutil.which("chromium")
+    """Debian's chromium, or the browser named by $CHROMIUM (a hosted CI image's Chrome)."""
+    found = shutil.which(os.environ.get("CHROMIUM", "chromium"))
     if found:
         return found
     reason = (
@@ -87,8 +88,7 @@ def server(tmp_path_factory):
 
 def site_base() -> str:
     """The path the hosted site lives under: the path of mkdocs.yml's default site_url."""
-    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    return urlparse(re.search(r'^site_url:.*"(https?://[^"]+)"', config, re.M)[1]).path or "/"
+    return urlparse(hosted_url()).path or "/"
 
 
 def _handler(site: Path, base: str):

@@ -11,10 +11,9 @@ import re
 from pathlib import Path
 
 from . import glue, pages
-from .paths import DOCS, NOTEBOOKS, ROOT, SNIPPETS, Snippet, rel
+from .paths import DOCS, NOTEBOOKS, ROOT, SNIPPETS, Snippet, hosted_url, rel
 from .sections import MARKER, SectionError, find_sections
 
-SITE_URL = "https://autograd-docs.github.io/autograd-docs/"
 ADMONITION = re.compile(r'^(?P<indent>\s*)(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+"(?P<title>[^"]*)")?\s*$')
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})")
 PAGE_LINK = re.compile(r"\]\((?P<page>[\w/-]+)\.md(?P<anchor>#[\w-]+)?\)")
@@ -52,7 +51,7 @@ def section_output(snippet: Snippet, section: str) -> str:
 def build(page: Path):
     import nbformat.v4 as nbf
 
-    page_url = SITE_URL + page.relative_to(DOCS).with_suffix("").as_posix() + "/"
+    page_url = hosted_url() + page.relative_to(DOCS).with_suffix("").as_posix() + "/"
     text = glue.substitute(page.read_text(encoding="utf-8"), rel(page))
     cells = [
         nbf.new_markdown_cell(
@@ -144,7 +143,8 @@ def _dedent(line: str) -> str:
 
 
 def _site_links(source: str) -> str:
-    source = PAGE_LINK.sub(lambda m: f"]({SITE_URL}{m['page']}/{m['anchor'] or ''})", source)
+    site = hosted_url()
+    source = PAGE_LINK.sub(lambda m: f"]({site}{m['page']}/{m['anchor'] or ''})", source)
     return ATTRS.sub(")", source)
 
 

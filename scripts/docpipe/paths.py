@@ -23,6 +23,14 @@ META = SNIPPETS / "snippets.toml"
 THEMES = ("light", "dark")
 
 
+def hosted_url() -> str:
+    """The site's hosted address: mkdocs.yml's default site_url (SITE_URL overrides it)."""
+    import re
+
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    return re.search(r'^site_url:.*"(https?://[^"]+)"', config, re.M)[1]
+
+
 @dataclass(frozen=True, order=True)
 class Snippet:
     key: str  # "examples/fit_line": the path below snippets/, without ".py"
