@@ -44,9 +44,16 @@ def wall(command: list[str], repeat: int = REPEAT) -> float:
 
 
 def compute_seconds() -> tuple[float, int]:
-    """The snippets' own work (run + figures), each in a forked child, one at a time."""
+    """The snippets' own work (run + figures), each in a forked child, one at a time; the
+    per-snippet figures are the `duration` settings --shard balances by."""
     cat = catalog.load()
     outcomes = cli.run(cat.snippets, cat, 1, machine.fork_available(), "bench")
+    for snippet, o in sorted(outcomes.items()):
+        own = o.result.run_seconds + o.result.figure_seconds
+        print(
+            f"duration {own:6.2f} s  (snippets.toml: {cat.settings[snippet].duration:g})"
+            f"  {snippet.name}"
+        )
     total = sum(o.result.run_seconds + o.result.figure_seconds for o in outcomes.values())
     return total, len(outcomes)
 

@@ -92,8 +92,7 @@ def sandbox(tmp_path):
 
 
 def pytest_terminal_summary(terminalreporter):
-    from test_browser import SCREENSHOTS
-
-    if SCREENSHOTS.is_dir() and any(SCREENSHOTS.glob("*.png")):
-        count = len(list(SCREENSHOTS.glob("*.png")))
-        terminalreporter.write_line(f"screenshots of every page ({count}): {SCREENSHOTS}")
+    browser_tests = sys.modules.get("test_browser")
+    if browser_tests and browser_tests.TAKEN:
+        count, folder = len(browser_tests.TAKEN), browser_tests.SCREENSHOTS
+        terminalreporter.write_line(f"full-page screenshots ({count}, light and dark): {folder}")

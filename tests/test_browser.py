@@ -24,6 +24,7 @@ from docpipe.figures import PALETTES
 from docpipe.paths import DOCS, ROOT, hosted_url
 
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+TAKEN: list[Path] = []  # screenshots saved by this run (announced at the end)
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -111,6 +112,7 @@ def browser():
     executable = chromium()
     from playwright.sync_api import sync_playwright
 
+    shutil.rmtree(SCREENSHOTS, ignore_errors=True)  # no stale picture from an earlier run
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield b
@@ -182,7 +184,9 @@ class Visit:
     def screenshot(self, path: str, scheme: str) -> None:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         name = path.strip("/").replace("/", "__") or "index"
-        self.page.screenshot(path=SCREENSHOTS / f"{name}-{scheme}.png", full_page=True)
+        target = SCREENSHOTS / f"{name}-{scheme}.png"
+        self.page.screenshot(path=target, full_page=True)
+        TAKEN.append(target)
 
     def close(self) -> None:
         self.context.close()

@@ -11,7 +11,7 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from docpipe import notebooks
+from docpipe import drift, notebooks
 from docpipe.execute import RUN_ENV
 from docpipe.paths import rel
 

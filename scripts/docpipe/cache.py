@@ -44,7 +44,9 @@ def _runner_digest() -> str:
 
 def key(snippet: Snippet, settings: Settings, reads: list[str]) -> str:
     h = hashlib.sha256()
-    for part in (_versions(), _runner_digest(), repr(settings)):
+    # Only the settings that shape what is published; timeout and duration do not.
+    shaping = repr((sorted(settings.values.items()), settings.normalise))
+    for part in (_versions(), _runner_digest(), shaping):
         h.update(part.encode() + b"\0")
     for path in [snippet.source, snippet.figure_code, *(ROOT / r for r in sorted(reads))]:
         h.update(rel(path).encode() + b"\0")

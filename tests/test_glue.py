@@ -1,0 +1,30 @@
+"""Numbers in prose: substituted from the recorded run; unknown names fail loudly."""
+
+from __future__ import annotations
+
+import pytest
+
+from docpipe import glue
+
+
+def test_a_value_is_replaced_by_what_the_run_recorded():
+    recorded = glue.record(glue.Snippet("examples/fit_line"))["values"]["final_loss"]
+    text = "The loss settles at {{ examples/fit_line.py:final_loss }}."
+    assert glue.substitute(text, "docs/x.md") == f"The loss settles at {recorded}."
+
+
+def test_an_unknown_value_names_page_line_and_what_was_recorded():
+    with pytest.raises(glue.GlueError) as e:
+        glue.substitute("one\n{{ examples/fit_line.py:nope }}", "docs/x.md")
+    assert str(e.value) == (
+        "docs/x.md:2: snippets/examples/fit_line.py recorded no value 'nope'"
+        " (recorded: b, final_loss, w)"
+    )
+
+
+def test_an_unknown_snippet_is_named():
+    with pytest.raises(glue.GlueError) as e:
+        glue.substitute("{{ examples/nothing.py:w }}", "docs/x.md")
+    assert str(e.value) == (
+        "docs/x.md:1: {{ examples/nothing.py:w }} names no snippet snippets/examples/nothing.py"
+    )
