@@ -32,9 +32,11 @@ def _comparable(text: str) -> str:
 def test_notebook_is_what_regen_writes(page):
     path = notebooks.notebook_path(page)
     assert path.exists(), f"{rel(path)} is missing; run: python scripts/regen.py"
-    assert path.read_bytes() == notebooks.render(page), (
-        f"{rel(path)} differs from what regen writes from {rel(page)}; run: python scripts/regen.py"
-    )
+    if path.read_bytes() != notebooks.render(page):
+        pytest.fail(
+            f"{rel(path)} differs from what regen writes from {rel(page)}:\n"
+            f"{drift.notebook_cells(path)}\nfix: python scripts/regen.py"
+        )
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[rel(p) for p in PAGES])
