@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import importlib.util
 import io
 import json
 import os
@@ -268,10 +267,3 @@ def _values(snippet: Snippet, templates: dict[str, str], namespace: dict) -> dic
                 f" ({template}) failed: {type(e).__name__}: {e}"
             ) from None
     return values
-
-
-def load_module(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
+import sys
 from functools import cache
 
 from cycler import cycler
@@ -66,6 +67,8 @@ def _code(snippet: Snippet):
     path = snippet.figure_code
     if not path.exists():
         return None
+    # Like a script, figure code can import its neighbours (shared helpers such as _diagram.py).
+    sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location(f"figures_{snippet.key.replace('/', '_')}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

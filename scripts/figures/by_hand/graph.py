@@ -1,13 +1,6 @@
 """The graph of z = 2x**2 + 1 at x = 3: values forward, gradients backward."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location(
-    "by_hand_diagram", Path(__file__).with_name("_diagram.py")
-)
-diagram = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(diagram)
+import _diagram as diagram
 
 
 def values(ns):

@@ -1,17 +1,10 @@
 """The tiny network at x = 2: the ReLU is open."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location(
-    "by_hand_diagram", Path(__file__).with_name("_diagram.py")
-)
-diagram = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(diagram)
+from _diagram import network
 
 
 def values(ns):
-    return diagram.network(ns)
+    return network(ns)
 
 
 FIGURES = {"values": values}
