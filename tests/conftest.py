@@ -81,6 +81,7 @@ def sandbox(tmp_path):
         ignore=shutil.ignore_patterns("__pycache__"),
     )
     shutil.copy(ROOT / "scripts" / "regen.py", root / "scripts" / "regen.py")
+    shutil.copy(ROOT / "mkdocs.yml", root / "mkdocs.yml")
     box = Sandbox(root)
     box.write("snippets/snippets.toml", "[defaults]\ntimeout = 60\n")
     box.write("docs/index.md", "# Sandbox\n")

@@ -24,7 +24,8 @@ THEMES = ("light", "dark")
 
 
 def hosted_url() -> str:
-    """The site's hosted address: mkdocs.yml's default site_url (SITE_URL overrides it)."""
+    """The site's hosted address, the default of site_url in mkdocs.yml. Builds may point
+    site_url elsewhere with SITE_URL; generated files always name the hosted address."""
     import re
 
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
