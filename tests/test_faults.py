@@ -335,3 +335,45 @@ def test_interrupting_regen_leaves_old_or_new_files_and_a_rerun_completes(record
     rerun = recorded.regen()
     assert rerun.returncode == 0, rerun.stderr
     assert recorded.regen("--check").returncode == 0
+
+
+FIGURE_CODE = """
+import matplotlib.pyplot as plt
+
+
+def line(ns):
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot(ns["xs"], ns["ys"])
+    return fig
+
+
+FIGURES = {"line": line}
+"""
+
+
+def test_a_hand_edited_figure_is_named(recorded):
+    recorded.write("snippets/curve.py", "xs = [0, 1, 2]\nys = [x * x for x in xs]\nprint(ys)\n")
+    recorded.write("scripts/figures/curve.py", FIGURE_CODE)
+    add_to_page(recorded, "curve")
+    assert recorded.regen().returncode == 0
+    recorded.commit()
+    figure = recorded.root / "docs/generated/curve.line.dark.svg"
+    figure.write_text(figure.read_text().replace("<svg ", "<svg data-edited='yes' ", 1))
+    run = recorded.regen("--check")
+    assert run.returncode == 1
+    assert run.stderr.startswith("DRIFT snippets/curve.py\n  shown on: docs/index.md\n")
+    assert "  docs/generated/curve.line.dark.svg differs from the actual run:" in run.stderr
+    assert "  fix: python scripts/regen.py snippets/curve.py" in run.stderr
+
+
+def test_broken_figure_code_is_named_and_nothing_is_written(recorded):
+    recorded.write("snippets/curve.py", "xs = [0, 1, 2]\nys = [x * x for x in xs]\nprint(ys)\n")
+    recorded.write("scripts/figures/curve.py", FIGURE_CODE.replace('ns["ys"]', 'ns["zs"]'))
+    add_to_page(recorded, "curve")
+    run = recorded.regen()
+    assert run.returncode == 1
+    assert (
+        "FAILED snippets/curve.py: its figure code failed at scripts/figures/curve.py:6:"
+        " KeyError: 'zs'"
+    ) in run.stderr
+    assert not (recorded.root / "docs/generated/curve.txt").exists()

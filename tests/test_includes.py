@@ -1,0 +1,51 @@
+"""An include of a missing file or section fails `mkdocs build --strict` with this site's
+settings, naming what is missing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from docpipe.paths import ROOT
+
+
+@pytest.mark.parametrize(
+    ("include", "named"),
+    [
+        ("snippets/examples/fit_line.py:no_such_section", "no_such_section"),
+        ("snippets/examples/no_such_file.py", "no_such_file.py"),
+    ],
+)
+def test_a_broken_include_fails_the_strict_build(tmp_path, include, named):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text(f'# Broken\n\n```python\n--8<-- "{include}"\n```\n')
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(
+        f"INHERIT: {ROOT / 'mkdocs.yml'}\n"
+        f"docs_dir: {docs}\n"
+        "nav: [index.md]\n"
+        f"theme:\n  custom_dir: {ROOT / 'overrides'}\n"
+        "hooks: []\n"
+        "plugins: [search]\n"
+    )
+    build = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-f",
+            str(config),
+            "-d",
+            str(tmp_path / "site"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert build.returncode != 0
+    assert named in build.stderr
