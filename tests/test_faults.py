@@ -377,3 +377,14 @@ def test_broken_figure_code_is_named_and_nothing_is_written(recorded):
         " KeyError: 'zs'"
     ) in run.stderr
     assert not (recorded.root / "docs/generated/curve.txt").exists()
+
+
+def test_output_that_an_include_would_swallow_is_named(recorded):
+    recorded.write("snippets/good.py", 'print("# --8<-" + "- [start:oops]")\n')
+    assert recorded.regen().returncode == 0
+    run = recorded.regen("--check")
+    assert run.returncode == 1
+    assert (
+        "PROBLEM docs/index.md:8: docs/generated/good.txt:1 would not show as recorded"
+        " (pymdownx.snippets acts on it): # --8<-- [start:oops]"
+    ) in run.stderr

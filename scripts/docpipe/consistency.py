@@ -12,6 +12,9 @@ from .sections import SectionError, find_sections
 
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>.*)$")
 OUTPUT_LANGS = {"text", "console", "output", "pycon", "txt", "plaintext"}
+# Lines pymdownx.snippets acts on even inside an included file: an include line is expanded and
+# a section marker is deleted, so an output printing one would not show as recorded.
+SNIPPETS_SYNTAX = re.compile(r"^[ \t]*;*-+8<-+[ \t]|-+8<-+[ \t]*\[(?:start|end):")
 
 
 def problems(cat: Catalog, docs: Path = DOCS) -> list[str]:
@@ -30,6 +33,8 @@ def problems(cat: Catalog, docs: Path = DOCS) -> list[str]:
                 continue
             if use.detail not in spans:
                 found.append(f"{where}: {use.snippet.name} has no section '{use.detail}'")
+        elif use.kind == "output" and (ROOT / use.detail).is_file():
+            found += swallowed_lines(ROOT / use.detail, where)
         elif use.kind == "value" and use.detail not in cat.settings[use.snippet].values:
             found.append(
                 f"{where}: {use.snippet.name} declares no value '{use.detail}' in snippets.toml"
@@ -44,6 +49,16 @@ def problems(cat: Catalog, docs: Path = DOCS) -> list[str]:
     for page in pages.markdown_pages(docs):
         found += typed_outputs(page)
     return found
+
+
+def swallowed_lines(output: Path, where: str) -> list[str]:
+    lines = output.read_text(encoding="utf-8").splitlines()
+    return [
+        f"{where}: {rel(output)}:{n} would not show as recorded (pymdownx.snippets acts on"
+        f" it): {line.strip()[:60]}"
+        for n, line in enumerate(lines, start=1)
+        if SNIPPETS_SYNTAX.search(line)
+    ]
 
 
 def typed_outputs(page: Path) -> list[str]:

@@ -112,6 +112,7 @@ def build(page: Path):
             continue
         if line.startswith("#"):
             flush()
+            line = line.replace("`", "")  # a notebook's table of contents drops code spans
         prose.append(_dedent(line))
         i += 1
     flush()
