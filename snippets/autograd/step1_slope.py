@@ -1,16 +1,17 @@
-# The loss of the Step 6 data as a function of one weight, and its slope.
+# The loss of the Step 6 data as a function of one weight.
 # --8<-- [start:data]
 import torch
 
 torch.manual_seed(0)  # the same data as snippets/examples/fit_line.py
 
-# 100 points on a line y = 2x - 1, blurred by noise of standard deviation 0.1
+# 100 points on the line y = 2x - 1, plus noise of std 0.1
 x = torch.linspace(-1, 1, 100)
 y = 2 * x - 1 + 0.1 * torch.randn(100)
+b = -1.0  # the intercept, held fixed so that only w varies
 
 
-def loss_at(w, b=-1.0):
-    """Mean squared error of the line w * x + b over the 100 points."""
+def loss_at(w):
+    """Mean squared error of the line w * x + b over the points."""
     return ((w * x + b - y) ** 2).mean()
 
 
@@ -19,7 +20,7 @@ def loss_at(w, b=-1.0):
 # --8<-- [start:slope]
 w = torch.tensor(3.6, requires_grad=True)  # a deliberately poor slope
 loss = loss_at(w)
-loss.backward()  # Step 2 explains this line: it puts dL/dw into w.grad
+loss.backward()  # Step 2 explains this line: it puts dL/dw in w.grad
 print(f"at w = {w.item():.1f}:  loss {loss.item():.4f}")
 print(f"slope dL/dw:  {w.grad.item():.4f}")
 # --8<-- [end:slope]

@@ -17,13 +17,13 @@ print("loss:      ", loss.item())
 
 # --8<-- [start:walk]
 def walk(node, depth=0):
-    """Print a node, then (indented) the nodes it passes gradients on to."""
+    """Print a node and (indented) the nodes it passes gradients to."""
     label = type(node).__name__  # the class of the node
-    if label == "AccumulateGrad":  # a leaf: the gradient is stored in .grad
+    if label == "AccumulateGrad":  # a leaf: its gradient goes to .grad
         label += " -> w.grad" if node.variable is w else " -> b.grad"
     print("    " * depth + label)
     for next_node, _ in node.next_functions:
-        if next_node is not None:  # None: an input that needs no gradient
+        if next_node is not None:  # None: an input needing no gradient
             walk(next_node, depth + 1)
 
 
@@ -37,7 +37,7 @@ print(f"autograd: w.grad = {w.grad.item()}   b.grad = {b.grad.item()}")
 # The chain rule by hand: multiply the local derivatives along each path
 dloss_derror = 2 * error.item()  # loss = error**2
 derror_dprediction = 1.0  # error = prediction - y
-by_hand_w = dloss_derror * derror_dprediction * x.item()  # d(pred)/dw = x
-by_hand_b = dloss_derror * derror_dprediction * 1.0  # d(pred)/db = 1
+by_hand_w = dloss_derror * derror_dprediction * x.item()  # dpred/dw = x
+by_hand_b = dloss_derror * derror_dprediction * 1.0  # dpred/db = 1
 print(f"by hand:  dL/dw  = {by_hand_w}   dL/db  = {by_hand_b}")
 # --8<-- [end:backward]

@@ -12,6 +12,7 @@ for call in range(1, 4):
 # --8<-- [end:accumulate]
 
 # --8<-- [start:reset]
-w.grad.zero_()  # what an optimizer's zero_grad() does for every parameter
+# what an optimizer's zero_grad() achieves for every parameter
+w.grad.zero_()
 print(f"after w.grad.zero_():     w.grad = {w.grad.item()}")
 # --8<-- [end:reset]

@@ -1,4 +1,4 @@
-# The same training run twice: once resetting the gradients, once forgetting.
+# The same training run twice: resetting the gradients, and forgetting.
 # --8<-- [start:data]
 import torch
 
@@ -7,10 +7,13 @@ x = torch.linspace(-1, 1, 100)
 y = 2 * x - 1 + 0.1 * torch.randn(100)
 # --8<-- [end:data]
 
-
 # --8<-- [start:train]
-def train(reset, steps=60, lr=0.1):
-    """Fit y = w * x + b; return (loss, w) at every step, for the plot."""
+steps = 60  # both runs: the same number of steps
+lr = 0.1  # and the same learning rate
+
+
+def train(reset):
+    """Fit y = w * x + b; return (loss, w) at every step, to plot."""
     torch.manual_seed(1)  # both runs start from the same random w
     w = torch.randn(1, requires_grad=True)
     b = torch.zeros(1, requires_grad=True)
@@ -34,7 +37,7 @@ without_reset = train(reset=False)
 
 # --8<-- [start:compare]
 print("step   loss with reset   loss without reset")
-for step in range(0, 61, 15):
+for step in range(0, steps + 1, 15):
     print(
         f"{step:4d}   {with_reset[step][0]:15.4f}"
         f"   {without_reset[step][0]:18.4f}"

@@ -1,16 +1,17 @@
-# Turning recording off: torch.no_grad(), .detach() and @torch.no_grad().
+# Keeping work out of the graph: no_grad(), .detach(), @no_grad().
 # --8<-- [start:setup]
 import torch
 
 torch.manual_seed(0)
-inputs = torch.randn(64, 256)  # a batch of 64 examples, 256 features each
+inputs = torch.randn(64, 256)  # a batch: 64 examples, 256 features each
 weight = torch.randn(256, 256, requires_grad=True)
 
 
 def describe(label, t):
     """Print whether a tensor is recorded, and the node that made it."""
     node = t.grad_fn.name() if t.grad_fn is not None else None
-    print(f"{label:<12} requires_grad={t.requires_grad!s:<5}  grad_fn={node}")
+    grad = f"requires_grad={t.requires_grad!s:<5}"
+    print(f"{label:<12} {grad}  grad_fn={node}")
 
 
 # --8<-- [end:setup]
@@ -18,7 +19,8 @@ def describe(label, t):
 # --8<-- [start:recorded]
 out = inputs @ weight
 describe("recorded", out)
-# The node keeps the input alive: it needs it to compute weight's gradient.
+# The node keeps the input: it needs it for weight's gradient.
+# (_saved_self is an internal attribute, read here only to peek.)
 print("saved for backward:", tuple(out.grad_fn._saved_self.shape))
 # --8<-- [end:recorded]
 

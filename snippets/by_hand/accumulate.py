@@ -3,10 +3,15 @@
 import torch
 
 x = torch.tensor(3.0, requires_grad=True)
-for call in range(3):
+calls = 3
+for call in range(calls):
     y = x**2
     y.backward()
     print(f"after backward call {call + 1}: x.grad = {x.grad.item():g}")
+
+per_call = 2 * x.item()  # by hand: each call's dy/dx is 2x
+total_hand = calls * per_call  # and the calls add up
+print(f"by hand: {calls} calls * {per_call:g} = {total_hand:g}")
 # --8<-- [end:accumulate]
 
 # --8<-- [start:zero]
@@ -16,6 +21,9 @@ for step in range(3):
     optimizer.zero_grad()  # forget the previous step's gradient
     loss = w**2
     loss.backward()
-    print(f"step {step}: w = {w.item():g}   w.grad = {w.grad.item():g}")
+    by_hand = 2 * w.item()  # d(w**2)/dw = 2w
+    grad = w.grad.item()
+    print(f"step {step}: w = {w.item():g}")
+    print(f"  by hand: {by_hand:g}   autograd: w.grad = {grad:g}")
     optimizer.step()  # w -= 0.1 * w.grad
 # --8<-- [end:zero]

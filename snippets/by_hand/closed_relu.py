@@ -10,11 +10,21 @@ b = torch.tensor(-1.0, requires_grad=True)
 h = w * x + b
 a = torch.relu(h)
 loss = (a - y) ** 2
+print(f"h = {h.item():g}   a = {a.item():g}   loss = {loss.item():g}")
+
+# By hand: the same chain rule as before
+grad_a_hand = 2 * (a.item() - y.item())
+relu_slope = 1.0 if h.item() > 0 else 0.0
+grad_h_hand = grad_a_hand * relu_slope
+grad_w_hand = grad_h_hand * x.item()
+grad_b_hand = grad_h_hand * 1.0
+
 for node in (h, a, loss):
     node.retain_grad()
 loss.backward()
 
-print(f"h = {h.item():g}   a = {a.item():g}   loss = {loss.item():g}")
-print(f"dL/da = {a.grad.item():g}   dL/dh = {h.grad.item():g}")
-print(f"dL/dw = {w.grad.item():g}   dL/db = {b.grad.item():g}")
+print(f"dL/da   by hand: {grad_a_hand:g}   autograd: {a.grad.item():g}")
+print(f"dL/dh   by hand: {grad_h_hand:g}   autograd: {h.grad.item():g}")
+print(f"dL/dw   by hand: {grad_w_hand:g}   autograd: {w.grad.item():g}")
+print(f"dL/db   by hand: {grad_b_hand:g}   autograd: {b.grad.item():g}")
 # --8<-- [end:closed]

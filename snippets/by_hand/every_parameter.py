@@ -7,14 +7,22 @@ target = torch.tensor(5.0)
 w = torch.tensor(2.0, requires_grad=True)
 b = torch.tensor(1.0, requires_grad=True)
 
-y = w * x + b
-loss = (y - target) ** 2
-loss.backward()
-print(f"y = {y.item():g}   loss = {loss.item():g}")
-print(f"w.grad = {w.grad.item():g}   b.grad = {b.grad.item():g}")
+prediction = w * x + b
+loss = (prediction - target) ** 2
+print(f"prediction = {prediction.item():g}   loss = {loss.item():g}")
+
+# By hand: both gradients share the factor 2(prediction - target)
+grad_prediction_hand = 2 * (prediction.item() - target.item())
+grad_w_hand = grad_prediction_hand * x.item()  # d(prediction)/dw = x
+grad_b_hand = grad_prediction_hand * 1.0  # d(prediction)/db = 1
+
+loss.backward()  # one call fills both
+print(f"dL/dw  by hand: {grad_w_hand:g}   autograd: {w.grad.item():g}")
+print(f"dL/db  by hand: {grad_b_hand:g}   autograd: {b.grad.item():g}")
 # --8<-- [end:two]
 
 # --8<-- [start:million]
+torch.manual_seed(0)  # the same random weights and inputs on every run
 model = torch.nn.Sequential(
     torch.nn.Linear(1000, 1000),
     torch.nn.ReLU(),

@@ -12,12 +12,16 @@ h = w * x + b
 a = torch.relu(h)
 o = w2 * a
 loss = (o - y) ** 2
-for node in (h, a, o):
-    node.retain_grad()  # keep the gradients on the way for the check
-loss.backward()
-
 print(f"h = {h.item():g}   a = {a.item():g}   o = {o.item():g}")
 print(f"loss = {loss.item():g}")
-for name, t in [("o", o), ("a", a), ("h", h), ("w", w), ("b", b), ("w2", w2)]:
-    print(f"dL/d{name} = {t.grad.item():g}")
+
+# By hand: one factor per node between the loss and the weight
+grad_o_hand = 2 * (o.item() - y.item())  # L = (o - y)**2
+relu_slope = 1.0 if h.item() > 0 else 0.0
+grad_w_hand = grad_o_hand * w2.item() * relu_slope * x.item()
+grad_w2_hand = grad_o_hand * a.item()  # o = w2 * a, so do/dw2 = a
+
+loss.backward()
+print(f"dL/dw  by hand: {grad_w_hand:g}  autograd: {w.grad.item():g}")
+print(f"dL/dw2 by hand: {grad_w2_hand:g}  autograd: {w2.grad.item():g}")
 # --8<-- [end:check]

@@ -12,11 +12,21 @@ slope = 0.01  # LeakyReLU's slope for negative inputs (PyTorch's default)
 h = w * x + b
 a = F.leaky_relu(h, negative_slope=slope)
 loss = (a - y) ** 2
+print(f"h = {h.item():g}   a = {a.item():g}   loss = {loss.item():g}")
+
+# By hand: as before, but below 0 the local slope is `slope`, not 0
+grad_a_hand = 2 * (a.item() - y.item())
+leaky_slope = 1.0 if h.item() > 0 else slope
+grad_h_hand = grad_a_hand * leaky_slope
+grad_w_hand = grad_h_hand * x.item()
+grad_b_hand = grad_h_hand * 1.0
+
 for node in (h, a, loss):
     node.retain_grad()
 loss.backward()
 
-print(f"h = {h.item():g}   a = {a.item():g}   loss = {loss.item():g}")
-print(f"dL/da = {a.grad.item():g}   dL/dh = {h.grad.item():g}")
-print(f"dL/dw = {w.grad.item():g}   dL/db = {b.grad.item():g}")
+print(f"dL/da   by hand: {grad_a_hand:g}   autograd: {a.grad.item():g}")
+print(f"dL/dh   by hand: {grad_h_hand:g}   autograd: {h.grad.item():g}")
+print(f"dL/dw   by hand: {grad_w_hand:g}   autograd: {w.grad.item():g}")
+print(f"dL/db   by hand: {grad_b_hand:g}   autograd: {b.grad.item():g}")
 # --8<-- [end:leaky]

@@ -5,8 +5,13 @@ import torch
 x = torch.tensor(2.0, requires_grad=True)
 y = x**3
 z = 5 * y
+
+grad_y_hand = 5.0  # by hand: z = 5y, so dz/dy = 5
+grad_x_hand = 15 * x.item() ** 2  # and dz/dx = 5 * 3x**2 = 15x**2
+print(f"by hand:  dz/dy = {grad_y_hand:g}   dz/dx = {grad_x_hand:g}")
+
 z.backward()
-print("x.grad:", x.grad)
+print("autograd: x.grad =", x.grad)
 # --8<-- [end:leaf_only]
 
 # --8<-- [start:non_leaf]
@@ -22,5 +27,5 @@ y.retain_grad()  # ask autograd to keep this intermediate's gradient
 z = 5 * y
 z.backward()
 print("y.grad with retain_grad():   ", y.grad)
-print("x.grad, unchanged:           ", x.grad)
+print("x.grad, as before:           ", x.grad)
 # --8<-- [end:retain]

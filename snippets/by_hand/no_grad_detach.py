@@ -13,11 +13,16 @@ y = x**2
 y_value = y.detach()
 print("y.detach():     ", y_value, " requires_grad:", y_value.requires_grad)
 print("same memory as y:", y_value.data_ptr() == y.data_ptr())
+# --8<-- [end:detach]
+
+# --8<-- [start:product]
+both_hand = 2 * x.item()  # by hand: d(x * x)/dx = 2x
+one_hand = x.item()  # second factor held at c = x: d(x * c)/dx = c
 
 (x * x).backward()
-print("x.grad of x * x:         ", x.grad)
+print(f"x * x:          by hand: {both_hand:g}   autograd:", x.grad)
 
 x.grad = None  # start again from no gradient
 (x * x.detach()).backward()  # the second factor is now a constant
-print("x.grad of x * x.detach():", x.grad)
-# --8<-- [end:detach]
+print(f"x * x.detach(): by hand: {one_hand:g}   autograd:", x.grad)
+# --8<-- [end:product]

@@ -1,13 +1,16 @@
-# The slope of y = x**2 at three points, asked of autograd.
+# The slope of y = x**2 at three points: by hand, then by autograd.
 # --8<-- [start:slope]
 import torch
 
 points = [3.0, -2.0, 0.0]
-slopes = []
+hand_slopes = []
 for point in points:
+    by_hand = 2 * point  # by hand: the slope of x**2 is 2x
+    hand_slopes.append(by_hand)
+
     x = torch.tensor(point, requires_grad=True)
     y = x**2
-    y.backward()  # fills x.grad with dy/dx at this point
-    slopes.append(x.grad.item())
-    print(f"x = {point:2g}   y = {y.item():g}   x.grad = {x.grad.item():g}")
+    y.backward()  # autograd fills x.grad with dy/dx at this point
+    grad = x.grad.item()
+    print(f"x = {point:2g}  by hand: {by_hand:2g}  autograd: {grad:2g}")
 # --8<-- [end:slope]

@@ -4,11 +4,12 @@ import torch
 
 torch.manual_seed(0)  # the same noise on every run
 
-# 100 points on a line y = 2x - 1, blurred by noise of standard deviation 0.1
-x = torch.linspace(-1, 1, 100)
-y = 2 * x - 1 + 0.1 * torch.randn(100)
+# n points on the line y = 2x - 1, plus noise of standard deviation 0.1
+n, noise = 100, 0.1
+x = torch.linspace(-1, 1, n)
+y = 2 * x - 1 + noise * torch.randn(n)
 
-# The two parameters to learn: leaf tensors that record every operation on them
+# Two parameters to learn: leaves that record every operation on them
 w = torch.randn(1, requires_grad=True)
 b = torch.zeros(1, requires_grad=True)
 lr = 0.1  # the learning rate: how far each step moves

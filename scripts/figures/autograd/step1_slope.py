@@ -61,7 +61,7 @@ def descent(ns):
     ax.set_xlim(0, 4.2)
     ax.set_ylim(-0.3, max(curve) * 1.02)
     ax.set_yticks([t / 2 for t in range(int(max(curve) * 2) + 1)])
-    ax.set_xlabel("weight $w$ (bias $b$ held at $-1$)")
+    ax.set_xlabel(f"weight $w$ (bias $b$ held at ${ns['b']:g}$)")
     ax.set_ylabel("loss")
     ax.axhline(0, color=ink("grid"), lw=1, zorder=0)
     ax.legend(loc="upper left")

@@ -152,6 +152,22 @@ def _arrow(ax, start, end, color, shrink=0.62, lw=1.4, offset=0.0):
     )
 
 
+def _made_name(ns, node):
+    """The snippet's name for a node's result, or its operands ("w·x")."""
+    for key, value in ns.items():
+        if torch.is_tensor(value) and value.grad_fn is node:
+            return key
+    operands = [
+        _name_in(ns, parent.variable)
+        for parent, _ in node.next_functions
+        if type(parent).__name__ == "AccumulateGrad"
+    ]
+    operands += [_name_in(ns, tensor) for tensor in SAVED[node].values()]
+    if type(node).__name__ == "MulBackward0" and all(operands):
+        return "·".join(operands)
+    return "out"
+
+
 def _label(ns, node):
     """Box text, forward value text and gradient text for one node."""
     kind = type(node).__name__
@@ -162,12 +178,10 @@ def _label(ns, node):
             f"{leaf} = {_num(node.variable)}",
             f"{leaf}.grad = {_num(node.variable.grad)}",
         )
-    made = None
-    for key, value in ns.items():
-        if torch.is_tensor(value) and value.grad_fn is node:
-            made = key
-    value = f"{made or 'out'} = {_num(FORWARD[node])}"
-    grad = f"∂L/∂{made or 'out'} = {_num(GRAD_OUT[node])}"
+    made = _made_name(ns, node)
+    value = f"{made} = {_num(FORWARD[node])}"
+    wrt = f"({made})" if "·" in made else made
+    grad = f"∂L/∂{wrt} = {_num(GRAD_OUT[node])}"
     if node is ns["loss"].grad_fn:
         grad = f"∂L/∂L = {_num(GRAD_OUT[node])}"
     return kind, value, grad

@@ -2,9 +2,10 @@
 
 A diagram is a few boxes, one per tensor of a recorded run: the forward value in
 colour C0 and the gradient that reached it in colour C1. Forward arrows run left
-to right; backward arrows run right to left, labelled with the local slope
-autograd applied on that edge (the gradient at its start divided by the
-gradient at its end), where that ratio is defined.
+to right; backward arrows run right to left, labelled with the local slope on
+that edge. An edge may bring its local slope from the run (for h = w*x + b the
+slope towards w is x, towards b it is 1); otherwise it is the gradient at its
+start divided by the gradient at its end, where that ratio is defined.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from matplotlib.patches import FancyBboxPatch
 
 from docpipe.figures import ink
 
-BOX_W, BOX_H = 1.24, 0.92
+BOX_W, BOX_H = 1.3, 1.04  # inches; a box grows to fit a long op name
+PAD = 0.1  # inches of room left and right of a box's widest line
+LABEL, OP, NUMBER, LEGEND = 11.5, 10.5, 11, 10.5  # font sizes in points
 
 
 def number(value: float) -> str:
-    return f"{value:g}".replace("-", "\u2212")
+    return f"{value + 0.0:g}".replace("-", "\u2212")  # + 0.0: no -0
 
 
 def node(label, tensor, where, op=None):
@@ -34,8 +37,39 @@ def node(label, tensor, where, op=None):
     }
 
 
+def _box(ax, n):
+    """Draw one node's lines; return the box width that fits them."""
+    x, y = n["xy"]
+    lines = [
+        (0.34, n["label"], LABEL, ink()),
+        (0.12, n["op"], OP, ink()),
+        (-0.13, f"value {number(n['value'])}", NUMBER, "C0"),
+        (-0.35, f"grad {number(n['grad'])}", NUMBER, "C1"),
+    ]
+    renderer = ax.figure.canvas.get_renderer()
+    widest = 0.0
+    for dy, text, size, colour in lines:
+        t = ax.text(x, y + dy, text, ha="center", va="center")
+        t.set(fontsize=size, color=colour)
+        widest = max(widest, t.get_window_extent(renderer).width)
+    width = max(BOX_W, widest / ax.figure.dpi + 2 * PAD)
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - width / 2, y - BOX_H / 2),
+            width,
+            BOX_H,
+            boxstyle="round,pad=0,rounding_size=0.08",
+            facecolor="none",
+            edgecolor=ink("muted"),
+            linewidth=1.2,
+        )
+    )
+    return width
+
+
 def draw(nodes, edges, size=(7, 2.6), note=None):
-    """nodes: name -> node(...); edges: (source name, target name) pairs."""
+    """nodes: name -> node(...); edges: (source, target) or
+    (source, target, local slope) triples."""
     width, height = size
     fig = plt.figure(figsize=size)
     ax = fig.add_axes((0, 0, 1, 1))
@@ -44,44 +78,13 @@ def draw(nodes, edges, size=(7, 2.6), note=None):
     ax.axis("off")
 
     for n in nodes.values():
-        x, y = n["xy"]
-        ax.add_patch(
-            FancyBboxPatch(
-                (x - BOX_W / 2, y - BOX_H / 2),
-                BOX_W,
-                BOX_H,
-                boxstyle="round,pad=0,rounding_size=0.08",
-                facecolor="none",
-                edgecolor=ink("muted"),
-                linewidth=1.2,
-            )
-        )
-        ax.text(x, y + 0.29, n["label"], ha="center", va="center", fontsize=10.5, color=ink())
-        ax.text(x, y + 0.08, n["op"], ha="center", va="center", fontsize=7.5, color=ink("muted"))
-        ax.text(
-            x,
-            y - 0.13,
-            f"value {number(n['value'])}",
-            ha="center",
-            va="center",
-            fontsize=10,
-            color="C0",
-        )
-        ax.text(
-            x,
-            y - 0.33,
-            f"grad {number(n['grad'])}",
-            ha="center",
-            va="center",
-            fontsize=10,
-            color="C1",
-        )
+        n["width"] = _box(ax, n)
 
-    for source, target in edges:
+    for source, target, *given in edges:
         s, t = nodes[source], nodes[target]
         (sx, sy), (tx, ty) = s["xy"], t["xy"]
-        start = (sx + BOX_W / 2, sy)
-        end = (tx - BOX_W / 2, ty + max(-0.3, min(0.3, sy - ty)))
+        start = (sx + s["width"] / 2, sy)
+        end = (tx - t["width"] / 2, ty + max(-0.3, min(0.3, sy - ty)))
         lift = 0.1
         forward = dict(arrowstyle="-|>", color="C0", lw=1.4, shrinkA=2, shrinkB=2)
         backward = dict(arrowstyle="-|>", color="C1", lw=1.4, shrinkA=2, shrinkB=2)
@@ -91,18 +94,22 @@ def draw(nodes, edges, size=(7, 2.6), note=None):
         ax.annotate(
             "", xy=(start[0], start[1] - lift), xytext=(end[0], end[1] - lift), arrowprops=backward
         )
-        if t["grad"] != 0:
-            slope = s["grad"] / t["grad"] + 0.0  # + 0.0: no signed zero
-            mid = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
-            ax.text(
-                mid[0],
-                mid[1] - lift - 0.17,
-                f"\u00d7{number(slope)}",
-                ha="center",
-                va="center",
-                fontsize=10,
-                color="C1",
-            )
+        if given:
+            slope = given[0]
+        elif t["grad"] != 0:
+            slope = s["grad"] / t["grad"]
+        else:
+            continue
+        mid = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
+        ax.text(
+            mid[0],
+            mid[1] - lift - 0.19,
+            f"\u00d7{number(slope)}",
+            ha="center",
+            va="center",
+            fontsize=NUMBER,
+            color="C1",
+        )
 
     ax.text(
         0.1,
@@ -110,7 +117,7 @@ def draw(nodes, edges, size=(7, 2.6), note=None):
         "forward: values \u2192",
         ha="left",
         va="center",
-        fontsize=9.5,
+        fontsize=LEGEND,
         color="C0",
     )
     ax.text(
@@ -119,23 +126,32 @@ def draw(nodes, edges, size=(7, 2.6), note=None):
         "\u2190 backward: gradients (\u00d7 local slope)",
         ha="right",
         va="center",
-        fontsize=9.5,
+        fontsize=LEGEND,
         color="C1",
     )
     if note:
-        ax.text(width / 2, 0.14, note, ha="center", va="center", fontsize=9, color=ink("muted"))
+        ax.text(width / 2, 0.14, note, ha="center", va="center", fontsize=LEGEND, color=ink())
     return fig
 
 
 def network(ns, activation="ReLU", note=None):
-    """The tiny network of the page: w and b into h, then a, then the loss."""
-    y = 1.15
+    """The tiny network of the page: w and b into h, then a, then the loss.
+
+    h = w*x + b is drawn as one box (autograd records a multiply and an
+    add); its local slopes towards w and b are x and 1, taken from the run.
+    """
+    y = 1.22  # room between the boxes for a LeakyReluBackward0 box
     nodes = {
-        "w": node("w", ns["w"], (0.72, 1.62)),
-        "b": node("b", ns["b"], (0.72, 0.56)),
-        "h": node("h = w·x + b", ns["h"], (2.6, y)),
-        "a": node(f"a = {activation}(h)", ns["a"], (4.45, y)),
-        "L": node("L = (a − y)²", ns["loss"], (6.28, y)),
+        "w": node("w", ns["w"], (0.75, 1.78)),
+        "b": node("b", ns["b"], (0.75, 0.62)),
+        "h": node("h = w·x + b", ns["h"], (2.78, y)),
+        "a": node(f"a = {activation}(h)", ns["a"], (5.05, y)),
+        "L": node("L = (a − y)²", ns["loss"], (7.38, y)),
     }
-    edges = [("w", "h"), ("b", "h"), ("h", "a"), ("a", "L")]
-    return draw(nodes, edges, size=(7, 2.75), note=note)
+    edges = [
+        ("w", "h", ns["x"].item()),
+        ("b", "h", 1.0),
+        ("h", "a"),
+        ("a", "L"),
+    ]
+    return draw(nodes, edges, size=(8.14, 2.95), note=note)

@@ -7,12 +7,12 @@ def values(ns):
     y = 0.72
     nodes = {
         "x": diagram.node("x", ns["x"], (0.8, y)),
-        "s": diagram.node("s = x²", ns["s"], (2.6, y)),
-        "u": diagram.node("u = 2s", ns["u"], (4.4, y)),
-        "z": diagram.node("z = u + 1", ns["z"], (6.2, y)),
+        "s": diagram.node("s = x²", ns["s"], (2.68, y)),
+        "u": diagram.node("u = 2s", ns["u"], (4.56, y)),
+        "z": diagram.node("z = u + 1", ns["z"], (6.44, y)),
     }
     edges = [("x", "s"), ("s", "u"), ("u", "z")]
-    return diagram.draw(nodes, edges, size=(7, 1.6))
+    return diagram.draw(nodes, edges, size=(7.25, 1.66))
 
 
 FIGURES = {"values": values}

@@ -4,7 +4,7 @@ from _diagram import network
 
 
 def values(ns):
-    return network(ns, activation="leaky")
+    return network(ns, activation="LeakyReLU")
 
 
 FIGURES = {"values": values}

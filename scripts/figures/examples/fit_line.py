@@ -4,7 +4,7 @@ import matplotlib.pyplot as plt
 
 from docpipe.figures import ink
 
-SHOWN = (0, 10, 80)  # the steps whose line is drawn
+SHOWN = (0, 10, 80)  # the steps whose line is drawn; the page quotes step 80
 
 
 # --8<-- [start:draw]
@@ -28,21 +28,22 @@ def fit(ns):
     ax.set_ylabel("y")
     ax.legend(loc="upper left", fontsize=10)
 
-    inset = ax.inset_axes([0.62, 0.1, 0.36, 0.36])
+    inset = ax.inset_axes([0.64, 0.17, 0.34, 0.32])
     losses = [loss for _, _, loss in history]
+    floor = ns["noise"] ** 2  # the variance of the noise in the data
     inset.plot(range(len(losses)), losses, color="C0", lw=1.6)
-    inset.axhline(0.01, color="C3", lw=1, ls="--")
+    inset.axhline(floor, color="C3", lw=1, ls="--")
     inset.text(
         len(losses) - 1,
-        0.0085,
-        "noise floor 0.01",
+        floor * 0.85,
+        f"noise floor {floor:g}",
         color="C3",
         fontsize=9,
         ha="right",
         va="top",
     )
     inset.set_yscale("log")
-    inset.set_ylim(0.004, max(losses) * 1.5)
+    inset.set_ylim(floor * 0.4, max(losses) * 1.5)
     inset.set_ylabel("loss", fontsize=9)
     inset.tick_params(labelsize=9)
     inset.set_xlabel("step", fontsize=9)
