@@ -95,9 +95,10 @@ def shard(snippets: list[Snippet], cat: Catalog, spec: str) -> list[Snippet]:
     """The I-th of N shares, balanced by recorded duration, longest first (deterministic)."""
     try:
         index, count = (int(x) for x in spec.split("/"))
-        assert 1 <= index <= count
-    except (ValueError, AssertionError):
-        raise ValueError(f"--shard {spec}: expected I/N with 1 <= I <= N") from None
+    except ValueError:
+        index = count = 0
+    if not 1 <= index <= count:
+        raise ValueError(f"--shard {spec}: expected I/N with 1 <= I <= N")
     loads, shares = [0.0] * count, [[] for _ in range(count)]
     for s in sorted(snippets, key=lambda s: (-cat.settings[s].duration, s.key)):
         lightest = min(range(count), key=lambda i: (loads[i], i))
@@ -120,7 +121,10 @@ def run(
     from .progress import Progress
 
     progress = Progress(len(snippets), label)
-    work = [(s.key, cat.settings[s].values, timeout or cat.settings[s].timeout) for s in snippets]
+    longest_first = sorted(snippets, key=lambda s: (-cat.settings[s].duration, s.key))
+    work = [
+        (s.key, cat.settings[s].values, timeout or cat.settings[s].timeout) for s in longest_first
+    ]
     heavy = pool.heavy_imports(s.source for s in snippets) if fork else ()
     try:
         outcomes = pool.run(
