@@ -62,6 +62,13 @@ def ink(name: str = "ink") -> str:
 _current: dict = PALETTES["light"]
 
 
+def number(value) -> str:
+    """A number (or one-element tensor) as figures print it: shortest form, a true minus sign,
+    and never −0 (+ 0.0 turns a negative zero into 0)."""
+    v = value.item() if hasattr(value, "item") else value
+    return f"{v + 0.0:g}".replace("-", "\u2212")
+
+
 @cache
 def _code(snippet: Snippet):
     path = snippet.figure_code

@@ -12,7 +12,7 @@ import torch
 from matplotlib.patches import FancyBboxPatch
 from torch.overrides import TorchFunctionMode
 
-from docpipe.figures import ink
+from docpipe.figures import ink, number
 
 FORWARD = {}  # node -> the value of the tensor it made
 SAVED = {}  # node -> {attribute: tensor} saved for backward, read at creation
@@ -104,11 +104,6 @@ def _name_in(ns, tensor):
     return None
 
 
-def _num(t):
-    v = t.item() if torch.is_tensor(t) else t
-    return f"{v:g}".replace("-", "−")
-
-
 def _box(ax, xy, text, width=1.18, height=0.36, dashed=False, faded=False):
     x, y = xy
     edge = ink("muted") if faded else ink()
@@ -175,15 +170,15 @@ def _label(ns, node):
         leaf = _name_in(ns, node.variable)
         return (
             "AccumulateGrad",
-            f"{leaf} = {_num(node.variable)}",
-            f"{leaf}.grad = {_num(node.variable.grad)}",
+            f"{leaf} = {number(node.variable)}",
+            f"{leaf}.grad = {number(node.variable.grad)}",
         )
     made = _made_name(ns, node)
-    value = f"{made} = {_num(FORWARD[node])}"
+    value = f"{made} = {number(FORWARD[node])}"
     wrt = f"({made})" if "·" in made else made
-    grad = f"∂L/∂{wrt} = {_num(GRAD_OUT[node])}"
+    grad = f"∂L/∂{wrt} = {number(GRAD_OUT[node])}"
     if node is ns["loss"].grad_fn:
-        grad = f"∂L/∂L = {_num(GRAD_OUT[node])}"
+        grad = f"∂L/∂L = {number(GRAD_OUT[node])}"
     return kind, value, grad
 
 
@@ -316,10 +311,10 @@ def _note(ns, node, panel, freed):
     if kind == "AccumulateGrad":
         name = _name_in(ns, node.variable)
         if panel == 0:
-            return f"{name} = {_num(node.variable)}"
+            return f"{name} = {number(node.variable)}"
         if panel == 1:
-            return f"receives {_num(GRAD_OUT[node])}"
-        return f"{name}.grad += {_num(GRAD_OUT[node])}\n→ {_num(node.variable.grad)}"
+            return f"receives {number(GRAD_OUT[node])}"
+        return f"{name}.grad += {number(GRAD_OUT[node])}\n→ {number(node.variable.grad)}"
     if panel == 0:
         saved = SAVED[node]
         if not saved:
@@ -327,10 +322,10 @@ def _note(ns, node, panel, freed):
         parts = []
         for tensor in saved.values():
             label = _name_in(ns, tensor) or "a tensor"
-            parts.append(f"saves {label} = {_num(tensor)}")
+            parts.append(f"saves {label} = {number(tensor)}")
         return "\n".join(parts)
     if panel == 1:
-        return f"gets {_num(GRAD_OUT[node])}"
+        return f"gets {number(GRAD_OUT[node])}"
     return "saved values freed" if node in freed else "nothing saved"
 
 

@@ -13,15 +13,11 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyBboxPatch
 
-from docpipe.figures import ink
+from docpipe.figures import ink, number
 
 BOX_W, BOX_H = 1.3, 1.04  # inches; a box grows to fit a long op name
 PAD = 0.1  # inches of room left and right of a box's widest line
 LABEL, OP, NUMBER, LEGEND = 11.5, 10.5, 11, 10.5  # font sizes in points
-
-
-def number(value: float) -> str:
-    return f"{value + 0.0:g}".replace("-", "\u2212")  # + 0.0: no -0
 
 
 def node(label, tensor, where, op=None):
