@@ -9,12 +9,11 @@ from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from .cache import VERSIONED
 from .catalog import Settings
 from .normalize import normalise
 from .paths import Snippet
 from .pool import Outcome
-
-STAMPED = ("torch", "numpy", "matplotlib")
 
 
 class OutputError(Exception):
@@ -25,7 +24,7 @@ class OutputError(Exception):
 def environment() -> dict[str, str]:
     """What a recorded output was made with; shown on the page and compared by --check."""
     stamp = {"python": ".".join(map(str, sys.version_info[:2]))}
-    for package in STAMPED:
+    for package in VERSIONED:
         try:
             stamp[package] = version(package)
         except PackageNotFoundError:

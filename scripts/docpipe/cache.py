@@ -19,7 +19,7 @@ from .paths import ROOT, Snippet, rel
 
 CACHE = ROOT / ".cache" / "regen.json"
 RUNNER = Path(__file__).parent
-VERSIONED = ("torch", "numpy", "matplotlib")
+VERSIONED = ("torch", "numpy", "matplotlib")  # in the cache key and the environment stamp
 
 
 def _digest(data: bytes) -> str:
