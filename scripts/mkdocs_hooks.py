@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from docpipe import consistency, glue, notebooks, pages  # noqa: E402
 from docpipe import record as records  # noqa: E402
 from docpipe.normalise import BY_NAME  # noqa: E402
-from docpipe.paths import DOCS  # noqa: E402
+from docpipe.paths import DOCS, rel  # noqa: E402
 
 FOOTER = """
 
@@ -76,7 +76,7 @@ def on_page_markdown(markdown, page, config, files):
     src = page.file.src_uri
     if not src.endswith(".md"):
         return markdown
-    path = DOCS / src
+    path = Path(page.file.abs_src_path)
     problems = consistency.include_problems(path) if path.exists() else []
     if problems:  # pymdownx would raise on these with neither page nor line named
         if SERVING:
@@ -86,7 +86,7 @@ def on_page_markdown(markdown, page, config, files):
         used = {u.snippet for u in pages.uses(path) if u.snippet} if path.exists() else set()
         stamp = glue.stamp(used) if used else None
         markdown = _with_reader_notes(markdown, path) if path.exists() else markdown
-        markdown = glue.substitute(markdown, f"docs/{src}")
+        markdown = glue.substitute(markdown, rel(path))
     except (glue.GlueError, records.RecordError) as e:
         if SERVING:
             return _problem_page([str(e)])

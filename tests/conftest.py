@@ -29,11 +29,17 @@ def site_check(site_catalog):
     return pipeline.check(site_catalog.snippets, site_catalog, opts, whole_site=True)
 
 
+def reader_machine() -> dict[str, str]:
+    """This environment as on a reader's machine, which writes bytecode (.pyc) files."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 class Sandbox:
     """A throwaway copy of the runner with its own snippets, pages and git history."""
 
     def __init__(self, root):
         self.root = root
+        self.env: dict[str, str] = {}  # extra environment for every regen
 
     def write(self, relative: str, text: str) -> None:
         path = self.root / relative
@@ -47,7 +53,7 @@ class Sandbox:
             capture_output=True,
             text=True,
             timeout=timeout,
-            env={**os.environ, "CI": "true"},
+            env={**reader_machine(), "CI": "true", **self.env},
             **kwargs,
         )
 
@@ -87,7 +93,7 @@ def sandbox(tmp_path):
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     box.git("config", "user.email", "tests@example.invalid")
     box.git("config", "user.name", "tests")
-    box.write(".gitignore", ".cache/\n.regen.lock\n")
+    shutil.copy(ROOT / ".gitignore", root / ".gitignore")  # the repository's own rules
     return box
 
 

@@ -1,4 +1,4 @@
-"""`python scripts/regen.py`: the command line over docpipe.pipeline (parsing, printing, exit codes).
+"""`python scripts/regen.py`: the command line over docpipe.pipeline (arguments, exit codes).
 
 Exit codes, as cog separates them: 0 all well; 1 drift, a failed snippet or an unstable one;
 2 usage or configuration (snippets.toml, a snippet's name or markers, a page's includes, values
@@ -161,7 +161,7 @@ def regen(result: pipeline.RegenResult) -> int:
     for why in result.failed.values():
         print(why + "\n  its recorded files were left as they were", file=sys.stderr)
     for name in result.kept:
-        print(f"kept {name} as it was (a snippet it shows failed)", file=sys.stderr)
+        print(f"kept {name}", file=sys.stderr)
     for name in result.wrote:
         print(f"wrote {name}")
     for name in result.deleted:

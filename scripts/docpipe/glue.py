@@ -17,7 +17,7 @@ from . import record as records
 from .pages import VALUE, value_contexts
 from .paths import SNIPPETS, Snippet, rel
 
-MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]])")
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]$])")
 LATEX_SPECIAL = {
     "\\": r"\backslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
     "%": r"\%", "_": r"\_", "^": r"\^{}", "~": r"\sim{}",

@@ -53,7 +53,7 @@ class RegenResult:
     ran: int = 0
     wrote: list[str] = field(default_factory=list)
     failed: dict[Snippet, str] = field(default_factory=dict)
-    kept: list[str] = field(default_factory=list)  # notebooks kept because a snippet failed
+    kept: list[str] = field(default_factory=list)  # notebooks left as they were, and why
     deleted: list[str] = field(default_factory=list)
 
 
@@ -198,8 +198,13 @@ def _write_notebooks(cached: dict, force: bool, failed: set[Snippet], result: Re
     wanted = {notebooks.notebook_path(p): p for p in notebooks.tutorial_pages()}
     for notebook, page in sorted(wanted.items()):
         name = rel(notebook)
-        if failed & {u.snippet for u in uses(page)}:
-            result.kept.append(name)
+        shown = {u.snippet for u in uses(page) if u.snippet}
+        if failed & shown:
+            result.kept.append(f"{name} as it was (a snippet it shows failed)")
+            continue
+        unrecorded = sorted(s.name for s in shown if not s.record.exists())
+        if unrecorded:
+            result.kept.append(f"{name} as it was ({', '.join(unrecorded)} not recorded yet)")
             continue
         if not force and cache.notebook_fresh(page, notebook, cached.get(name)):
             continue

@@ -32,7 +32,9 @@ class Record:
             raw["sections"] = [tuple(s) for s in raw["sections"]]
             return cls(**raw)
         except (ValueError, TypeError, KeyError) as e:
-            raise RecordError(f"{where}: not a run record ({e}); run: python scripts/regen.py")
+            raise RecordError(
+                f"{where}: not a run record ({e}); run: python scripts/regen.py"
+            ) from None
 
     def output_of(self, section: str) -> str:
         """What a section printed ("" for the whole run)."""
