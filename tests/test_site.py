@@ -23,3 +23,36 @@ def test_mkdocs_build_strict_is_clean(tmp_path):
     assert build.returncode == 0, build.stderr
     assert "WARNING" not in build.stderr, build.stderr
     assert (tmp_path / "index.html").exists()
+
+
+def test_an_output_a_normaliser_changed_says_so_beside_its_block(tmp_path):
+    """A reader's own run prints an absolute path (or an address) where the page shows a
+    normalised one: the built page says so right under that block, and only there."""
+    from docpipe import pages
+    from docpipe.normalise import BY_NAME
+    from docpipe.record import load
+
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert build.returncode == 0, build.stderr
+    expected_notes = 0
+    for page in pages.markdown_pages():
+        html_path = tmp_path / page.relative_to(ROOT / "docs").with_suffix("") / "index.html"
+        if page.name == "index.md":
+            html_path = tmp_path / page.relative_to(ROOT / "docs").parent / "index.html"
+        html = html_path.read_text(encoding="utf-8")
+        wanted = []
+        for use in pages.uses(page):
+            if use.kind == "output":
+                wanted += [
+                    BY_NAME[n].reader_sees.split("`")[0] for n in load(use.snippet).normalised
+                ]
+        assert html.count('class="reader-note"') == len(wanted), page
+        for note in wanted:
+            assert note in html
+        expected_notes += len(wanted)
+    assert expected_notes >= 1  # by_hand/leaves.py prints a warning with its path
