@@ -6,5 +6,6 @@ from pathlib import Path
 from docpipe.sections import markers
 
 source = Path(__file__).parents[1] / "examples" / "fit_line.py"
+where = "snippets/examples/fit_line.py"
 for number, kind, name in markers(source.read_text(), source.name):
-    print(f"snippets/examples/fit_line.py:{number}: {kind} of section '{name}'")
+    print(f"{where}:{number}: {kind} of section '{name}'")
