@@ -62,6 +62,7 @@ class Result:
     # source, local modules (their source even when Python loaded a .pyc), data, figure code).
     inputs: dict[str, str] = field(default_factory=dict)
     writes: list[str] = field(default_factory=list)  # repository files the run opened to write
+    imported: list[str] = field(default_factory=list)  # installed packages the run imported
     run_seconds: float = 0.0
     figure_seconds: float = 0.0
 
@@ -69,6 +70,7 @@ class Result:
 def child_main(job: Job) -> None:
     """Entry point of the child process (forked or spawned)."""
     result = Result()
+    preloaded = set(sys.modules)  # what the fork server had already imported
     snippet = Snippet(job.key)
     scratch = Path(job.workdir) / "scratch"
     scratch.mkdir(exist_ok=True)
@@ -86,7 +88,7 @@ def child_main(job: Job) -> None:
         with figures.observing(snippet):
             _run_chunks(snippet, module, stream, result)
         result.run_seconds = time.perf_counter() - started
-        _note_local_modules(result)
+        _note_local_modules(result, preloaded)
         # What the page shows ends here: values and figures must not print into it.
         _capture_output(Path(job.workdir) / "aside.txt")
         if result.status == "ok":
@@ -94,7 +96,7 @@ def child_main(job: Job) -> None:
             started = time.perf_counter()
             result.figures = _figures(snippet, vars(module))
             result.figure_seconds = time.perf_counter() - started
-            _note_local_modules(result)
+            _note_local_modules(result, preloaded)
         if not snippet.figure_code.exists():
             result.inputs[os.path.relpath(snippet.figure_code, ROOT)] = ABSENT
     except _Failure as failure:
@@ -208,13 +210,20 @@ def _fingerprint(result: Result, path: str) -> None:
             result.inputs[relative] = ABSENT
 
 
-def _note_local_modules(result: Result) -> None:
-    # An import can be served from a .pyc (or a cache in memory) without opening the source.
-    for module in list(sys.modules.values()):
-        found = getattr(module, "__file__", None)
+def _note_local_modules(result: Result, preloaded: set[str]) -> None:
+    # An import can be served from a .pyc without opening the source. Local modules are never
+    # preloaded by the fork server, so only the modules this run added need a look.
+    new = [name for name in list(sys.modules) if name not in preloaded]
+    installed = set()
+    for name in new:
+        found = getattr(sys.modules.get(name), "__file__", None)
         path = _input_path(found) if isinstance(found, str) else None
         if path:
             _fingerprint(result, path)
+        elif isinstance(found, str) and not found.startswith(RUNNER):
+            installed.add(name)
+    # The roots of what was imported, for the fork server to import next time.
+    result.imported = sorted(n for n in installed if n.rpartition(".")[0] not in installed)
 
 
 def _watch_repository_files(result: Result) -> None:
