@@ -1,4 +1,5 @@
-"""MkDocs hooks: insert recorded values into pages and say what environment recorded them."""
+"""MkDocs hooks: insert recorded values and checked-claim markers into pages, and say what
+environment recorded them."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from mkdocs.exceptions import PluginError
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from docpipe import glue, notebooks, pages  # noqa: E402
+from docpipe import claims, glue, notebooks, pages  # noqa: E402
 from docpipe.paths import DOCS  # noqa: E402
 
 FOOTER = """
@@ -48,9 +49,12 @@ def on_page_markdown(markdown, page, config, files):
         return markdown
     try:
         markdown = glue.substitute(markdown, f"docs/{src}")
+        markdown = claims.render(
+            markdown, f"docs/{src}", config["repo_url"] or "", config["edit_uri"] or ""
+        )
         used = {u.snippet for u in pages.uses(DOCS / src)}
         stamp = glue.stamp(used) if used else None
-    except glue.GlueError as e:
+    except (glue.GlueError, claims.ClaimError) as e:
         raise PluginError(str(e)) from None
     markdown = _with_notebook_links(markdown, src)
     return markdown + FOOTER.format(stamp=stamp) if stamp else markdown

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from . import cache, catalog, consistency, notebooks, record
+from . import cache, catalog, claims, consistency, notebooks, record
 from .catalog import Catalog
 from .machine import default_jobs, fork_available
 from .pages import pages_using, uses
@@ -147,7 +147,7 @@ def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | No
         tail = outcome.output.decode("utf-8", "replace").splitlines()[-FAILURE_TAIL:]
         shown = "\n".join("    " + _clip(line) for line in tail)
         told = f"\n  its output ended with:\n{shown}" if tail else ""
-        return None, f"FAILED {result.error}{told}"
+        return None, f"FAILED {result.error}{claims.broken(snippet, result)}{told}"
     try:
         return artifacts.build(snippet, cat.settings[snippet], outcome, env), ""
     except artifacts.OutputError as e:

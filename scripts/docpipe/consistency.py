@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import pages
+from . import claims, pages, prose
 from .catalog import Catalog
 from .paths import DOCS, GENERATED, ROOT, owner, rel
 from .sections import SectionError, find_sections
@@ -48,6 +48,8 @@ def problems(cat: Catalog, docs: Path = DOCS) -> list[str]:
             found.append(f"{rel(path)}: belongs to no snippet (orphan output; delete it)")
     for page in pages.markdown_pages(docs):
         found += typed_outputs(page)
+    found += claims.problems(docs)
+    found += prose.problems(cat, docs)
     return found
 
 

@@ -13,15 +13,19 @@ from .paths import DOCS, GENERATED, ROOT, SNIPPETS, Snippet, owner
 INCLUDE = re.compile(r'^(?P<indent>[ \t]*)-{1,}8<-{1,}[ \t]+"(?P<target>[^"]+)"[ \t]*$', re.M)
 IMAGE = re.compile(r"\]\((?P<target>[^)\s#]+\.svg)(?:#[\w-]+)?\)")
 VALUE = re.compile(r"\{\{\s*(?P<snippet>[\w/.-]+\.py):(?P<name>[\w-]+)\s*\}\}")
+# A checked claim (docpipe.claims): `{{ claim by_hand/leaves.py:claim-only-leaves }}`.
+CLAIM = re.compile(
+    r"\{\{\s*claim\s+(?P<snippet>[\w/.-]+\.py):(?P<section>[A-Za-z][\w-]*)\s*\}\}"
+)
 
 
 @dataclass(frozen=True)
 class Use:
     page: Path
     line: int
-    kind: str  # "code", "output", "figure" or "value"
+    kind: str  # "code", "output", "figure", "value" or "claim"
     snippet: Snippet
-    detail: str  # the section, generated file, or value name
+    detail: str  # the section, generated file, value name, or the claim's section
 
 
 def markdown_pages(docs: Path = DOCS) -> list[Path]:
@@ -62,6 +66,9 @@ def _uses(page: Path, mtime: int) -> tuple[Use, ...]:
                 m["name"],
             )
         )
+    for m in CLAIM.finditer(text):
+        snippet = Snippet.from_path(SNIPPETS / m["snippet"])
+        found.append(Use(page, line_of(m.start()), "claim", snippet, m["section"]))
     return tuple(found)
 
 
