@@ -14,9 +14,7 @@ INCLUDE = re.compile(r'^(?P<indent>[ \t]*)-{1,}8<-{1,}[ \t]+"(?P<target>[^"]+)"[
 IMAGE = re.compile(r"\]\((?P<target>[^)\s#]+\.svg)(?:#[\w-]+)?\)")
 VALUE = re.compile(r"\{\{\s*(?P<snippet>[\w/.-]+\.py):(?P<name>[\w-]+)\s*\}\}")
 # A checked claim (docpipe.claims): `{{ claim by_hand/leaves.py:claim-only-leaves }}`.
-CLAIM = re.compile(
-    r"\{\{\s*claim\s+(?P<snippet>[\w/.-]+\.py):(?P<section>[A-Za-z][\w-]*)\s*\}\}"
-)
+CLAIM = re.compile(r"\{\{\s*claim\s+(?P<snippet>[\w/.-]+\.py):(?P<section>[A-Za-z][\w-]*)\s*\}\}")
 
 
 @dataclass(frozen=True)

@@ -133,18 +133,18 @@ def problems(cat, docs: Path = DOCS) -> list[str]:
     from .pages import markdown_pages
 
     found = []
-    pages = markdown_pages(docs)
-    for page in pages:
-        allowed = cat.allowed_numbers(rel(page))
+    pages = {page.relative_to(docs.parent).as_posix(): page for page in markdown_pages(docs)}
+    for name, page in pages.items():
+        allowed = cat.allowed_numbers(name)
         typed, used = typed_numbers(page, allowed)
         found += typed
         found += [
-            f"snippets/snippets.toml: number-in-prose phrase {p!r} of {rel(page)} is not in its"
+            f"snippets/snippets.toml: number-in-prose phrase {p!r} of {name} is not in its"
             " prose any more (remove it)"
             for p in allowed
             if p not in used
         ]
-    named = {rel(p) for p in pages}
+    named = set(pages)
     for e in cat.exemptions:
         if e.rule == "number-in-prose" and e.path not in named:
             found.append(f"snippets/snippets.toml: number-in-prose names {e.path}, not a page")
