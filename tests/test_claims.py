@@ -163,3 +163,17 @@ def test_notebooks_carry_claims_as_links_not_as_markers():
     assert "{{ claim" not in notebook
     assert "[\u2713](https://" in notebook
     assert Snippet("autograd/step5_no_grad").name in notebook
+
+
+def test_a_claim_section_that_prints_is_a_site_problem(claimed):
+    claimed.write(
+        "snippets/facts.py",
+        FACTS.replace("assert doubled == 4", "assert doubled == 4\nprint(doubled)"),
+    )
+    assert claimed.regen().returncode == 0
+    run = claimed.regen("--check")
+    assert run.returncode == 1
+    assert (
+        "PROBLEM docs/index.md:11: section 'claim-double' of snippets/facts.py prints, but no page"
+        " shows a claim's code: check silently with assert"
+    ) in run.stderr

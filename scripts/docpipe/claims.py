@@ -108,7 +108,22 @@ def problems(docs: Path = DOCS) -> list[str]:
                 checks(claim.snippet, claim.section)
             except ClaimError as e:
                 found.append(f"{rel(page)}:{claim.line}: {e}")
+                continue
+            if _printed(claim.snippet, claim.section):
+                found.append(
+                    f"{rel(page)}:{claim.line}: section '{claim.section}' of {claim.snippet.name}"
+                    " prints, but no page shows a claim's code: check silently with assert"
+                )
     return found
+
+
+def _printed(snippet: Snippet, section: str) -> bool:
+    """Whether the recorded run shows output from the section (pages never show its code)."""
+    try:
+        recorded = glue.record(snippet)["sections"]
+    except glue.GlueError:
+        return False  # not recorded yet: the drift check names that
+    return any(name == section and text for name, text in recorded)
 
 
 def broken(snippet: Snippet, result, docs: Path = DOCS) -> str:
