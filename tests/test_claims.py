@@ -82,7 +82,7 @@ def test_a_claim_section_without_an_assert_is_a_site_problem(claimed):
     claimed.write("snippets/facts.py", FACTS.replace("assert doubled == 4", "print(doubled)"))
     claimed.regen()
     run = claimed.regen("--check")
-    assert run.returncode == 1
+    assert run.returncode == 2
     assert (
         "PROBLEM docs/index.md:11: section 'claim-double' of snippets/facts.py holds no assert,"
         " so it checks nothing"
@@ -92,7 +92,7 @@ def test_a_claim_section_without_an_assert_is_a_site_problem(claimed):
 def test_a_claim_naming_a_missing_section_is_a_site_problem(claimed):
     claimed.write("docs/index.md", PAGE.replace("claim-double", "claim-triple"))
     run = claimed.regen("--check")
-    assert run.returncode == 1
+    assert run.returncode == 2
     assert (
         "PROBLEM docs/index.md:11: snippets/facts.py has no section 'claim-triple' to check the"
         " claim"
@@ -172,7 +172,7 @@ def test_a_claim_section_that_prints_is_a_site_problem(claimed):
     )
     assert claimed.regen().returncode == 0
     run = claimed.regen("--check")
-    assert run.returncode == 1
+    assert run.returncode == 2
     assert (
         "PROBLEM docs/index.md:11: section 'claim-double' of snippets/facts.py prints, but no page"
         " shows a claim's code: check silently with assert"

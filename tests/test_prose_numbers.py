@@ -140,7 +140,7 @@ def test_every_allowed_phrase_has_its_reason():
 def test_check_fails_on_a_typed_number_and_passes_once_it_is_allowed(sandbox):
     sandbox.write("docs/index.md", "# Sandbox\n\nIt took 3 steps.\n")
     run = sandbox.regen("--check")
-    assert run.returncode == 1
+    assert run.returncode == 2
     assert "PROBLEM docs/index.md:3: the number 3 is typed by hand in prose" in run.stderr
     sandbox.write(
         "snippets/snippets.toml",

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import glue
+from . import record as records
 from .pages import CLAIM, markdown_pages
 from .paths import DOCS, SNIPPETS, Snippet, rel
 from .sections import SectionError, find_sections
@@ -120,10 +120,9 @@ def problems(docs: Path = DOCS) -> list[str]:
 def _printed(snippet: Snippet, section: str) -> bool:
     """Whether the recorded run shows output from the section (pages never show its code)."""
     try:
-        recorded = glue.record(snippet)["sections"]
-    except glue.GlueError:
+        return bool(records.load(snippet).output_of(section))
+    except records.RecordError:
         return False  # not recorded yet: the drift check names that
-    return any(name == section and text for name, text in recorded)
 
 
 def broken(snippet: Snippet, result, docs: Path = DOCS) -> str:
@@ -162,8 +161,8 @@ def render(markdown: str, page: str, repo_url: str, edit_uri: str, notebook: boo
         snippet = Snippet.from_path(SNIPPETS / m["snippet"])
         try:
             span = checks(snippet, m["section"])
-            torch = glue.record(snippet)["environment"]["torch"]
-        except (ClaimError, glue.GlueError) as e:
+            torch = records.load(snippet).environment["torch"]
+        except (ClaimError, records.RecordError) as e:
             if notebook:  # the site check names the broken marker; the notebook keeps it
                 return m[0]
             raise ClaimError(f"{page}:{line}: {e}") from None

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
+from .pages import markdown_pages, parser
 from .paths import DOCS, rel
 
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")
@@ -29,17 +30,9 @@ class Chunk:
     text: str
 
 
-def _parser():
-    from markdown_it import MarkdownIt
-    from mdit_py_plugins.admon import admon_plugin
-    from mdit_py_plugins.dollarmath import dollarmath_plugin
-
-    return MarkdownIt("commonmark").enable("table").use(admon_plugin).use(dollarmath_plugin)
-
-
 def prose(text: str) -> list[Chunk]:
     """The prose of a page, as runs of text with their line numbers."""
-    md = _parser()
+    md = parser()  # the one page reader, as everywhere else
     lines = QUOTED.sub(PLACEHOLDER, text).split("\n")
     found: list[Chunk] = []
     for token in md.parse("\n".join(lines)):
@@ -130,8 +123,6 @@ def _covering(text: str, start: int, end: int, allowed: tuple[str, ...]) -> str 
 
 
 def problems(cat, docs: Path = DOCS) -> list[str]:
-    from .pages import markdown_pages
-
     found = []
     pages = {page.relative_to(docs.parent).as_posix(): page for page in markdown_pages(docs)}
     for name, page in pages.items():
