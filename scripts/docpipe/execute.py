@@ -273,7 +273,7 @@ def _run_chunks(snippet: Snippet, module, stream, result: Result) -> None:
     result.inputs[os.path.relpath(snippet.source, ROOT)] = hashlib.sha256(source).hexdigest()
     text = source.decode("utf-8")
     try:
-        chunks = sections.split(text, str(snippet.source))
+        chunks = sections.split(text, str(snippet.source), snippet.name)
     except SyntaxError as e:
         traceback.print_exception(e, limit=0)
         raise _Failure(f"{snippet.name}:{e.lineno}: SyntaxError: {e.msg}") from None

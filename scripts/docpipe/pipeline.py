@@ -67,7 +67,8 @@ class AuditResult:
 
 def preflight(cat: Catalog, snippets: list[Snippet], writing_outputs: bool = False) -> list[str]:
     """Problems that stop regen before anything runs: the site's own (pages, includes, values,
-    nav) and section markers pymdownx would read otherwise than the runner."""
+    nav) and section markers pymdownx would read otherwise than the runner. A recorded output
+    that does not exist yet is drift, not a problem: regen writes it."""
     found = []
     for snippet in snippets:
         try:
@@ -129,12 +130,14 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
     from .environment import stamp
 
     result = CheckResult(len(snippets))
-    result.problems = preflight(cat, snippets) + (
+    result.problems = preflight(cat, snippets, writing_outputs=True) + (
         consistency.output_problems(cat) if whole_site else []
     )
+    named = {p.split(":", 1)[0] for p in result.problems}
+    runnable = [s for s in snippets if s.name not in named]  # a broken one is a problem only
     env = stamp()
-    outcomes = run(snippets, cat, opts, "check")
-    for snippet in snippets:
+    outcomes = run(runnable, cat, opts, "check")
+    for snippet in runnable:
         files, why = publishable(snippet, cat, outcomes[snippet], env)
         if files is None:
             result.failed[snippet] = why
