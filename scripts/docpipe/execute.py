@@ -63,6 +63,9 @@ class Result:
     inputs: dict[str, str] = field(default_factory=dict)
     writes: list[str] = field(default_factory=list)  # repository files the run opened to write
     imported: list[str] = field(default_factory=list)  # installed packages the run imported
+    # Where a failing run stopped: the section that raised and the innermost snippet line.
+    failed_section: str | None = None
+    failed_line: int = 0
     run_seconds: float = 0.0
     figure_seconds: float = 0.0
 
@@ -294,7 +297,8 @@ def _run_chunks(snippet: Snippet, module, stream, result: Result) -> None:
             return
         except BaseException as e:
             traceback.print_exception(e.with_traceback(e.__traceback__.tb_next))
-            where = _innermost_line(e, snippet)
+            result.failed_section, result.failed_line = chunk.section, _innermost_line(e, snippet)
+            where = f":{result.failed_line}" if result.failed_line else ""
             raise _Failure(f"{snippet.name}{where}: {type(e).__name__}: {e}") from None
         result.sections.append((chunk.section, stream.tell()))
 
@@ -307,11 +311,11 @@ def _exit(snippet: Snippet, e: SystemExit) -> None:
     raise _Failure(f"{snippet.name}: exited with status {e.code if isinstance(e.code, int) else 1}")
 
 
-def _innermost_line(e: BaseException, snippet: Snippet) -> str:
-    line = ""
+def _innermost_line(e: BaseException, snippet: Snippet) -> int:
+    line = 0
     for frame, lineno in traceback.walk_tb(e.__traceback__):
         if frame.f_code.co_filename == str(snippet.source):
-            line = f":{lineno}"
+            line = lineno
     return line
 
 

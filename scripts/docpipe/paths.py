@@ -39,6 +39,16 @@ def hosted_url() -> str:
     return re.search(r'^site_url:.*"(https?://[^"]+)"', config, re.M)[1]
 
 
+def hosted_repo() -> tuple[str, str]:
+    """The repository's hosted address and the edit_uri of mkdocs.yml (defaults, as above)."""
+    import re
+
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    repo = re.search(r'^repo_url:.*"(https?://[^"]+)"', config, re.M)[1]
+    edit = re.search(r"^edit_uri:\s*(\S+)", config, re.M)
+    return repo, edit[1] if edit else ""
+
+
 @dataclass(frozen=True, order=True)
 class Snippet:
     key: str  # "examples/fit_line": the path below snippets/, without ".py"

@@ -112,7 +112,7 @@ def run(snippets: list[Snippet], cat: Catalog, opts: Options, label: str, **pool
 
 def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | None, str]:
     """The files a run publishes, or None and the reason it cannot publish."""
-    from . import artifacts
+    from . import artifacts, claims
 
     result = outcome.result
     if result.status == "ok" and result.writes:
@@ -122,7 +122,7 @@ def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | No
         tail = outcome.output.decode("utf-8", "replace").splitlines()[-FAILURE_TAIL:]
         shown = "\n".join("    " + _clip(line) for line in tail)
         told = f"\n  its output ended with:\n{shown}" if tail else ""
-        return None, f"FAILED {result.error}{told}"
+        return None, f"FAILED {result.error}{claims.broken(snippet, result)}{told}"
     try:
         return artifacts.build(snippet, cat.settings[snippet], outcome, env), ""
     except artifacts.OutputError as e:
