@@ -1,0 +1,44 @@
+# Exercise: why does this custom backward fail gradcheck?
+# --8<-- [start:cube]
+import torch
+from torch.autograd.gradcheck import GradcheckError
+
+
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 3 * x
+
+
+points = torch.tensor([1.0, 2.0, 3.0], dtype=torch.double, requires_grad=True)
+try:
+    torch.autograd.gradcheck(Cube.apply, (points,))
+except GradcheckError as e:
+    print(f"GradcheckError: {e}")
+# --8<-- [end:cube]
+
+
+# --8<-- [start:fixed]
+class FixedCube(Cube):
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 3 * x**2  # d(x³)/dx = 3x², not 3x
+
+
+print(
+    "gradcheck of FixedCube:",
+    torch.autograd.gradcheck(FixedCube.apply, (points,)),
+)
+one_point = torch.tensor([1.0], dtype=torch.double, requires_grad=True)
+print(
+    "gradcheck of Cube at x = 1 only:",
+    torch.autograd.gradcheck(Cube.apply, (one_point,)),
+)
+# --8<-- [end:fixed]
