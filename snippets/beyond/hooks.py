@@ -15,7 +15,8 @@ def show(grad):
 
 handle = y.register_hook(show)
 loss.backward()
-print("x.grad:", x.grad.tolist())
+plain_grad = x.grad  # kept, to compare with the clipped run below
+print("x.grad:", plain_grad.tolist())
 handle.remove()  # the hook stays on y until removed
 # --8<-- [end:watch]
 

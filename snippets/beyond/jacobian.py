@@ -39,9 +39,8 @@ J_softmax = jacrev(softmax)(logits)
 print("probs:", probs.round(decimals=3))
 print(J_softmax.round(decimals=3))
 column_sums = J_softmax.sum(dim=0)
-print(
-    "columns sum to 0:", torch.allclose(column_sums, torch.zeros(4), atol=1e-6)
-)
+sums_to_zero = torch.allclose(column_sums, torch.zeros(4), atol=1e-6)
+print("every column sums to 0 (up to rounding):", sums_to_zero)
 # --8<-- [end:softmax]
 
 # --8<-- [start:claim-softmax-columns]

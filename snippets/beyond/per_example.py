@@ -19,9 +19,8 @@ def example_loss(w, x, target):
 # --8<-- [start:vmap]
 # grad(example_loss) differentiates with respect to its first argument, w;
 # vmap runs it once per row of inputs and targets (in_dims=0), w shared.
-per_example = vmap(grad(example_loss), in_dims=(None, 0, 0))(
-    w, inputs, targets
-)
+per_example_grad = vmap(grad(example_loss), in_dims=(None, 0, 0))
+per_example = per_example_grad(w, inputs, targets)
 print("vmap(grad(...)), one row per example:")
 print(per_example)
 # --8<-- [end:vmap]
