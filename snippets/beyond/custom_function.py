@@ -6,8 +6,9 @@ from torch.autograd.gradcheck import GradcheckError
 x = torch.tensor([0.0, 1.0, 100.0], requires_grad=True)
 naive = torch.log(1 + torch.exp(x))  # exp(100) overflows float32 to inf
 naive.sum().backward()
+naive_grad = x.grad
 print("naive softplus:", naive)
-print("its gradient:  ", x.grad)
+print("its gradient:  ", naive_grad)
 # --8<-- [end:naive]
 
 
@@ -60,3 +61,27 @@ try:
 except GradcheckError as e:  # a subclass of RuntimeError
     print(f"GradcheckError: {e}")
 # --8<-- [end:wrong]
+
+# --8<-- [start:one_point]
+one_point = torch.tensor([0.5], dtype=torch.double, requires_grad=True)
+try:
+    torch.autograd.gradcheck(ForgetfulSoftplus.apply, (one_point,))
+except GradcheckError as e:
+    print(f"GradcheckError: {e}")
+# --8<-- [end:one_point]
+
+# --8<-- [start:claim-zero-grad-output]
+seen = []  # every grad_output gradcheck hands to backward
+
+
+class WatchedSoftplus(Softplus):
+    @staticmethod
+    def backward(ctx, grad_output):
+        seen.append(grad_output.clone())
+        return Softplus.backward(ctx, grad_output)
+
+
+assert torch.autograd.gradcheck(WatchedSoftplus.apply, (one_point,))
+assert any(torch.all(g == 0) for g in seen)  # one of them was all zeros
+assert any(torch.all(g == 1) for g in seen)  # and one a one-hot 1
+# --8<-- [end:claim-zero-grad-output]

@@ -4,9 +4,10 @@ import torch
 
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 b = a.sigmoid()  # sigmoid's backward uses its own output, b
-print("b._version after sigmoid():", b._version)
+versions = [b._version]  # _version: internal, read only to watch it
 b.mul_(2)  # in place: the same memory, new numbers
-print("b._version after mul_(2):  ", b._version)
+versions.append(b._version)
+print("b._version after sigmoid() and after mul_(2):", versions)
 
 try:
     b.sum().backward()
@@ -16,7 +17,9 @@ except RuntimeError as e:
 
 # --8<-- [start:claim-saved-version]
 b = a.sigmoid()
+assert b._version == 0
 b.mul_(2)
+assert b._version == 1  # each in-place edit counts one version up
 try:
     b.sum().backward()
 except RuntimeError:
