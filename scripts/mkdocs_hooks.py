@@ -1,6 +1,6 @@
-"""MkDocs hooks: check a page's includes before pymdownx reads them, insert recorded values, say
-beside an output block where a reader's own run prints something else (a path), and say what
-environment recorded the page."""
+"""MkDocs hooks: check a page's includes before pymdownx reads them, insert recorded values and
+checked-claim markers, say beside an output block where a reader's own run prints something
+else (a path), and say what environment recorded the page."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from mkdocs.exceptions import PluginError
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from docpipe import consistency, glue, notebooks, pages  # noqa: E402
+from docpipe import claims, consistency, glue, notebooks, pages  # noqa: E402
 from docpipe import record as records  # noqa: E402
 from docpipe.normalise import BY_NAME  # noqa: E402
 from docpipe.paths import DOCS, rel  # noqa: E402
@@ -87,7 +87,9 @@ def on_page_markdown(markdown, page, config, files):
         stamp = glue.stamp(used) if used else None
         markdown = _with_reader_notes(markdown, path) if path.exists() else markdown
         markdown = glue.substitute(markdown, rel(path))
-    except (glue.GlueError, records.RecordError) as e:
+        repo, edit_uri = config["repo_url"] or "", config["edit_uri"] or ""
+        markdown = claims.render(markdown, rel(path), repo, edit_uri)
+    except (glue.GlueError, records.RecordError, claims.ClaimError) as e:
         if SERVING:
             return _problem_page([str(e)])
         raise PluginError(str(e)) from None

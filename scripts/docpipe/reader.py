@@ -1,7 +1,7 @@
 """A snippet run exactly as a reader runs it: `python snippets/<key>.py` in a fresh interpreter,
 from the root of a clone, on a terminal, with no runner environment (no fixed hash seed, no
-thread caps, no Agg backend). The clone is a scratch copy of snippets/, so a snippet that writes
-into its working directory cannot touch the repository.
+thread caps, no Agg backend). The clone is a scratch copy of the repository's files, so a
+snippet that writes into its working directory cannot touch the repository.
 
 The reader's output is compared with the recorded one. It may differ only where a declared
 normaliser rewrote the record (an absolute path, an address); the page says so beside the block
@@ -26,7 +26,7 @@ from .catalog import Catalog
 from .drift import unified
 from .execute import RUN_ENV
 from .normalise import normalise_noting
-from .paths import ROOT, SNIPPETS, Snippet
+from .paths import ROOT, Snippet
 
 RUNNER_VARIABLES = {*RUN_ENV, "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"}
 
@@ -91,10 +91,30 @@ def compare(snippet: Snippet, cat: Catalog, clone: Path) -> tuple[str, str]:
     return "same", ""
 
 
+def make_clone(clone: Path) -> None:
+    """The repository's tracked files as they are now, as a reader's clone holds them."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+    )
+    if listed.returncode != 0:  # not a git checkout: the parts a snippet may read
+        for folder in ("snippets", "docs", "scripts"):
+            shutil.copytree(
+                ROOT / folder, clone / folder, ignore=shutil.ignore_patterns("__pycache__")
+            )
+        return
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, clone / name)
+
+
 def compare_all(snippets: list[Snippet], cat: Catalog, jobs: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="docpipe-reader-") as tmp:
         clone = Path(tmp) / "clone"
-        shutil.copytree(SNIPPETS, clone / "snippets", ignore=shutil.ignore_patterns("__pycache__"))
+        make_clone(clone)
 
         with ThreadPoolExecutor(max(1, jobs)) as workers:
             verdicts = workers.map(lambda s: compare(s, cat, clone), snippets)

@@ -100,14 +100,15 @@ def section_text(text: str, section: str) -> str:
     return "\n".join(lines).strip("\n")
 
 
-def split(text: str, filename: str) -> list[Chunk]:
+def split(text: str, filename: str, shown: str | None = None) -> list[Chunk]:
     """Compile the top-level statements into consecutive chunks, one per section run.
 
     Raises SyntaxError as Python would for the whole file, and SectionError when a marker
-    sits inside a statement (a section must be whole top-level statements).
+    sits inside a statement (a section must be whole top-level statements). Code objects
+    carry `filename`, as `python file.py` would; messages name the file as `shown`.
     """
     tree = ast.parse(text, filename)
-    spans = find_sections(text, filename)
+    spans = find_sections(text, shown or filename)
 
     def section_of(node: ast.stmt) -> str | None:
         first = node.lineno
@@ -119,8 +120,8 @@ def split(text: str, filename: str) -> list[Chunk]:
                 return name
             if inside_first or inside_last or (first < start and node.end_lineno > end):
                 raise SectionError(
-                    f"{filename}:{first}: a statement crosses a marker of section '{name}';"
-                    " markers must sit between top-level statements"
+                    f"{shown or filename}:{first}: a statement crosses a marker of section"
+                    f" '{name}'; markers must sit between top-level statements"
                 )
         return None
 
