@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from docpipe import consistency
 from docpipe.paths import ROOT
 
@@ -13,13 +15,48 @@ def test_pages_snippets_and_generated_files_agree(site_catalog):
     assert consistency.problems(site_catalog) == []
 
 
-def test_mkdocs_build_strict_is_clean(tmp_path):
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    site = tmp_path_factory.mktemp("site")
     build = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
         cwd=ROOT,
         capture_output=True,
         text=True,
     )
+    return site, build
+
+
+def test_mkdocs_build_strict_is_clean(built):
+    site, build = built
     assert build.returncode == 0, build.stderr
     assert "WARNING" not in build.stderr, build.stderr
-    assert (tmp_path / "index.html").exists()
+    assert (site / "index.html").exists()
+
+
+def test_an_output_a_normaliser_changed_says_so_beside_its_block(built):
+    """A reader's own run prints an absolute path (or an address) where the page shows a
+    normalised one: the built page says so right under that block, and only there."""
+    from docpipe import pages
+    from docpipe.normalise import BY_NAME
+    from docpipe.record import load
+
+    tmp_path, build = built
+    assert build.returncode == 0, build.stderr
+    expected_notes = 0
+    for page in pages.markdown_pages():
+        html_path = tmp_path / page.relative_to(ROOT / "docs").with_suffix("") / "index.html"
+        if page.name == "index.md":
+            html_path = tmp_path / page.relative_to(ROOT / "docs").parent / "index.html"
+        html = html_path.read_text(encoding="utf-8")
+        wanted = []
+        for use in pages.uses(page):
+            if use.kind == "output":
+                wanted += [
+                    BY_NAME[n].reader_sees.split("`")[0] for n in load(use.snippet).normalised
+                ]
+        assert html.count('class="reader-note"') == len(wanted), page
+        for note in wanted:
+            assert note in html
+        expected_notes += len(wanted)
+    assert expected_notes >= 1  # by_hand/leaves.py prints a warning with its path

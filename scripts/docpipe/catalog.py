@@ -6,12 +6,13 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .normalize import OPT_IN
+from .normalise import OPT_IN
 from .paths import META, SNIPPETS, Snippet, rel
 
 DEFAULT_TIMEOUT = 120.0  # seconds; generous, since a snippet normally takes milliseconds
 DEFAULT_DURATION = 0.1  # seconds; what sharding assumes for a snippet with no recorded duration
-EXCEPTION_RULES = ("not-on-a-page",)
+EXCEPTION_RULES = ("not-on-a-page", "number-in-prose")
+EXCEPTION_KEYS = {"path", "rule", "reason", "text"}
 SNIPPET_KEYS = {"timeout", "duration", "values", "normalise"}
 
 
@@ -24,7 +25,7 @@ class Settings:
     timeout: float = DEFAULT_TIMEOUT
     duration: float = DEFAULT_DURATION
     values: dict[str, str] = field(default_factory=dict)  # name -> f-string over the run's globals
-    normalise: tuple[str, ...] = ()  # opt-in normalisers (docpipe.normalize.OPT_IN) by name
+    normalise: tuple[str, ...] = ()  # opt-in normalisers (docpipe.normalise.OPT_IN) by name
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class Exemption:
     path: str
     rule: str
     reason: str
+    text: tuple[str, ...] = ()  # number-in-prose: the phrases whose numbers no run produces
 
 
 @dataclass(frozen=True)
@@ -46,11 +48,23 @@ class Catalog:
     def exempt(self, path: str, rule: str) -> bool:
         return any(e.path == path and e.rule == rule for e in self.exemptions)
 
+    def allowed_numbers(self, page: str) -> tuple[str, ...]:
+        """Phrases of a page (path from the repository root) whose numbers are not run results."""
+        return tuple(
+            t
+            for e in self.exemptions
+            if e.path == page and e.rule == "number-in-prose"
+            for t in e.text
+        )
+
 
 def discover(root: Path = SNIPPETS) -> list[Snippet]:
     """Every snippets/**/*.py is a snippet, except helper modules whose name starts with "_"."""
     found = [p for p in root.rglob("*.py") if not p.name.startswith("_")]
-    return sorted(Snippet.from_path(p) for p in found)
+    try:
+        return sorted(Snippet.from_path(p) for p in found)
+    except ValueError as e:
+        raise CatalogError(str(e)) from None
 
 
 def load(meta: Path = META, root: Path = SNIPPETS) -> Catalog:
@@ -90,9 +104,25 @@ def _exemption(where: str, entry: dict) -> Exemption:
     missing = {"path", "rule", "reason"} - set(entry)
     if missing:
         raise CatalogError(f"{where}: an [[exception]] lacks {sorted(missing)}")
+    name = f"{where}: [[exception]] {entry['path']}"
     if entry["rule"] not in EXCEPTION_RULES:
         raise CatalogError(
-            f"{where}: [[exception]] {entry['path']}: unknown rule {entry['rule']!r}"
-            f" (known: {', '.join(EXCEPTION_RULES)})"
+            f"{name}: unknown rule {entry['rule']!r} (known: {', '.join(EXCEPTION_RULES)})"
         )
-    return Exemption(entry["path"], entry["rule"], entry["reason"])
+    unknown = set(entry) - EXCEPTION_KEYS
+    if unknown:
+        raise CatalogError(f"{name}: unknown key(s) {sorted(unknown)}")
+    if not isinstance(entry["reason"], str) or not entry["reason"].strip():
+        raise CatalogError(f"{name}: the reason is empty; say why the rule does not apply")
+    text = entry.get("text", [])
+    if entry["rule"] == "number-in-prose":
+        if not isinstance(text, list) or not text:
+            raise CatalogError(f"{name}: number-in-prose needs text = [phrases with the number]")
+        for phrase in text:
+            if not isinstance(phrase, str) or not any(c.isdigit() for c in phrase):
+                raise CatalogError(
+                    f"{name}: text {phrase!r} holds no digit (name the phrase around the number)"
+                )
+    elif "text" in entry:
+        raise CatalogError(f"{name}: text applies only to the rule number-in-prose")
+    return Exemption(entry["path"], entry["rule"], entry["reason"], tuple(text))

@@ -10,6 +10,7 @@ scripts/figures/<key>.py        the code that draws that snippet's figures
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,12 @@ FIGURE_CODE = ROOT / "scripts" / "figures"
 NOTEBOOKS = DOCS / "notebooks"
 META = SNIPPETS / "snippets.toml"
 THEMES = ("light", "dark")
+KEY_PART = re.compile(r"[A-Za-z0-9_-]+")
+NAMING_RULE = (
+    "the naming rule maps snippets/<key>.py to docs/generated/<key>.<kind>, so every part of"
+    " <key> holds only letters, digits, '_' and '-'"
+)
+ABSENT = "absent"  # the fingerprint of an input file that does not exist
 
 
 def hosted_url() -> str:
@@ -30,6 +37,16 @@ def hosted_url() -> str:
 
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     return re.search(r'^site_url:.*"(https?://[^"]+)"', config, re.M)[1]
+
+
+def hosted_repo() -> tuple[str, str]:
+    """The repository's hosted address and the edit_uri of mkdocs.yml (defaults, as above)."""
+    import re
+
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    repo = re.search(r'^repo_url:.*"(https?://[^"]+)"', config, re.M)[1]
+    edit = re.search(r"^edit_uri:\s*(\S+)", config, re.M)
+    return repo, edit[1] if edit else ""
 
 
 @dataclass(frozen=True, order=True)
@@ -46,7 +63,12 @@ class Snippet:
             raise ValueError(f"{path}: not a snippet (snippets live under snippets/)") from None
         if p.suffix != ".py":
             raise ValueError(f"{path}: not a snippet (a snippet is a .py file)")
-        return cls(rel.with_suffix("").as_posix())
+        key = rel.with_suffix("")
+        if not all(KEY_PART.fullmatch(part) for part in key.parts):
+            raise ValueError(
+                f"snippets/{rel.as_posix()}: a name the rule cannot map ({NAMING_RULE})"
+            )
+        return cls(key.as_posix())
 
     @property
     def name(self) -> str:
@@ -78,8 +100,14 @@ class Snippet:
         return f"python {self.name}"
 
 
+_ROOT_PREFIX = str(ROOT) + "/"
+
+
 def rel(path: Path) -> str:
     """A path as the reader of a report types it: relative to the repository."""
+    text = os.fspath(path)
+    if text.startswith(_ROOT_PREFIX) and "/../" not in text:  # the common case, without I/O
+        return text[len(_ROOT_PREFIX) :]
     try:
         return path.resolve().relative_to(ROOT).as_posix()
     except ValueError:
@@ -99,3 +127,17 @@ def existing(snippet: Snippet) -> set[Path]:
     if not folder.is_dir():
         return set()
     return {p for p in folder.iterdir() if p.is_file() and p.name.split(".", 1)[0] == stem}
+
+
+def generated_index() -> dict[Snippet, set[Path]]:
+    """existing() for every snippet at once: one walk of docs/generated/, not one per snippet."""
+    found: dict[Snippet, set[Path]] = {}
+    stack = [GENERATED] if GENERATED.is_dir() else []
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir():
+                    stack.append(Path(entry.path))
+                elif entry.is_file():
+                    found.setdefault(owner(Path(entry.path)), set()).add(Path(entry.path))
+    return found
