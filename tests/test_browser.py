@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -66,11 +67,11 @@ def chromium() -> str:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory):
-    """The built site on loopback, under the same path as when hosted, and built with
-    site_url pointing here (instant navigation only follows links under site_url)."""
-    site = tmp_path_factory.mktemp("site")
+@contextmanager
+def served_site(site: Path):
+    """The site built into `site` and served on loopback, under the same path as when hosted,
+    and built with site_url pointing here (instant navigation only follows links under
+    site_url). Yields the origin; conftest.py makes it the session's `server` fixture."""
     base = site_base()
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(site, base))
     origin = f"http://127.0.0.1:{httpd.server_address[1]}{base.rstrip('/')}"
@@ -107,8 +108,9 @@ def _handler(site: Path, base: str):
     return Handler
 
 
-@pytest.fixture(scope="session")
-def browser():
+@contextmanager
+def launched_chromium():
+    """Chromium driven by playwright; conftest.py makes it the session's `browser` fixture."""
     executable = chromium()
     from playwright.sync_api import sync_playwright
 
