@@ -151,6 +151,7 @@ class Visit:
     def open(self, path: str) -> None:
         self.page.goto(self.origin + path, wait_until="networkidle")
         self.wait_for_math()
+        self.wait_for_images()
 
     def wait_for_math(self) -> None:
         """Wait until KaTeX has handled every formula; a formula it cannot handle is left
@@ -162,6 +163,19 @@ class Visit:
                 "() => [...document.querySelectorAll('.arithmatex')]"
                 ".every(e => e.querySelector('.katex, .katex-error'))",
                 timeout=5_000,
+            )
+        except Timeout:
+            pass
+
+    def wait_for_images(self) -> None:
+        """After instant navigation the load state is already reached while the new page's
+        images still load: wait until each has finished (a broken one finishes too, with
+        naturalWidth 0, so problems() still names it)."""
+        from playwright.sync_api import TimeoutError as Timeout
+
+        try:
+            self.page.wait_for_function(
+                "() => [...document.images].every(i => i.complete)", timeout=10_000
             )
         except Timeout:
             pass
@@ -227,6 +241,7 @@ def test_instant_navigation_by_clicking_renders_math_and_figures(browser, server
             link.first.click()
             visit.page.wait_for_load_state("networkidle")
             visit.wait_for_math()
+            visit.wait_for_images()
             path = urlparse(visit.page.url).path.removeprefix(site_base().rstrip("/"))
             seen.append(path)
             assert visit.page.evaluate("() => window.__sameDocument === true"), (
