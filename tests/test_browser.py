@@ -179,6 +179,14 @@ class Visit:
             )
         except Timeout:
             pass
+        # `complete` can be true before an SVG has its size; decode() settles once it has
+        # one (or rejects for a broken image), within a bound.
+        self.page.evaluate(
+            """() => Promise.race([
+                Promise.all([...document.images].map(i => i.decode().catch(() => null))),
+                new Promise(done => setTimeout(done, 10000)),
+            ])"""
+        )
 
     def problems(self, path: str) -> list[str]:
         found = [f"{path}: request to an outside host: {u}" for u in self.outside]
