@@ -6,6 +6,7 @@ Each edit changes what the snippet publishes, so a cache that missed it would ke
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -113,6 +114,9 @@ def test_a_plain_regen_after_an_edit_equals_a_forced_one(sandbox, kind):
         bytecode_then_edit(sandbox)  # the .pyc exists before the run the cache remembers
     first = sandbox.regen()
     assert first.returncode == 0, first.stderr
+    # A second, clean regen lets the next one answer from the tree's stamps if nothing moved.
+    assert "regen: 0 run, 0 failed" in sandbox.regen().stdout
+    assert json.loads(sandbox.read(".cache/regen.json"))["tree"]["clean"]
     before = tree(sandbox.root)
     if kind == "local module with bytecode":
         bytecode_then_edit(sandbox)
