@@ -90,6 +90,7 @@ EDITS = {
         "scripts/figures/main.py", FIGURE.replace("value {", "now {")
     ),
     "new figure code": None,  # set below: figure code appears where there was none
+    "removed figure code": lambda box: (box.root / "scripts/figures/main.py").unlink(),
     "snippets.toml entry": lambda box: box.write(
         "snippets/snippets.toml", '["main.py".values]\nshown = "{VALUE * 10}"\n'
     ),
