@@ -9,6 +9,7 @@ from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from . import sources
 from .cache import VERSIONED
 from .catalog import Settings
 from .normalize import normalise
@@ -51,6 +52,7 @@ def build(snippet: Snippet, settings: Settings, outcome: Outcome, env: dict) -> 
         "environment": env,
         "sections": pieces,
         "values": outcome.result.values,
+        "inputs": sources.inputs(snippet, settings, outcome.result.reads),
     }
     files = {
         snippet.output: normalise(raw.decode(), settings.normalise).encode(),
