@@ -1,7 +1,9 @@
-"""MkDocs hooks: insert recorded values into pages and say what environment recorded them."""
+"""MkDocs hooks: insert recorded values into pages, say what environment recorded them, and
+keep `mkdocs serve` live (docpipe.live re-runs edited snippets and flags stale pages)."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -9,7 +11,7 @@ from mkdocs.exceptions import PluginError
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from docpipe import glue, notebooks, pages  # noqa: E402
+from docpipe import glue, live, notebooks, pages  # noqa: E402
 from docpipe.paths import DOCS  # noqa: E402
 
 FOOTER = """
@@ -21,25 +23,50 @@ FOOTER = """
 """
 
 
-NOTEBOOK_LINKS = """
-<div class="notebook-links" markdown>
-[Open this page as a notebook]({view}){{ .md-button }}
-<a class="md-button" href="{download}" download>Download the notebook (.ipynb)</a>
-</div>
-"""
+def colab_url(repo_url: str, edit_uri: str, notebook: str) -> str | None:
+    """Colab's address for a notebook of a GitHub repository: a plain link, so the page asks
+    nothing of Colab when it loads. The branch is the one edit_uri names ("edit/main/docs/")."""
+    repo = re.fullmatch(r"https://github\.com/([^/]+/[^/]+?)(?:\.git)?/?", repo_url or "")
+    if not repo:
+        return None
+    branch = re.match(r"(?:edit|blob)/([^/]+)/", edit_uri or "")
+    ref = branch[1] if branch else "main"
+    return f"https://colab.research.google.com/github/{repo[1]}/blob/{ref}/{notebook}"
 
 
-def _with_notebook_links(markdown: str, src: str) -> str:
-    """Put the companion notebook's links right under the page title."""
+def _notebook_links(src: str, config) -> str:
+    """The companion notebook's buttons (view, download, Colab), or "" if the page has none."""
     notebook = notebooks.notebook_path(DOCS / src)
     if not notebook.exists():
-        return markdown
+        return ""
     view = notebook.relative_to(DOCS).as_posix()
     depth = len(Path(src).with_suffix("").parts)  # the page is served at <src without .md>/
     download = "../" * depth + f"{Path(view).with_suffix('')}/{notebook.name}"
-    links = NOTEBOOK_LINKS.format(view=view, download=download)
+    buttons = [
+        f"[Open this page as a notebook]({view}){{ .md-button }}",
+        f'<a class="md-button" href="{download}" download>Download the notebook (.ipynb)</a>',
+    ]
+    colab = colab_url(config.repo_url, config.edit_uri, f"docs/{view}")
+    if colab:
+        buttons.append(f'<a class="md-button" href="{colab}">Open in Colab</a>')
+    return '\n<div class="notebook-links" markdown>\n' + "\n".join(buttons) + "\n</div>\n"
+
+
+def _under_title(markdown: str, block: str) -> str:
     title, newline, rest = markdown.partition("\n")
-    return title + newline + links + rest if title.startswith("# ") else links + markdown
+    return title + newline + block + rest if title.startswith("# ") else block + markdown
+
+
+def on_startup(command, dirty):
+    live.start(serving=command == "serve")
+
+
+def on_shutdown():
+    live.stop()
+
+
+def on_pre_build(config):
+    live.refresh()
 
 
 def on_page_markdown(markdown, page, config, files):
@@ -52,5 +79,5 @@ def on_page_markdown(markdown, page, config, files):
         stamp = glue.stamp(used) if used else None
     except glue.GlueError as e:
         raise PluginError(str(e)) from None
-    markdown = _with_notebook_links(markdown, src)
+    markdown = _under_title(markdown, live.notice(used) + _notebook_links(src, config))
     return markdown + FOOTER.format(stamp=stamp) if stamp else markdown

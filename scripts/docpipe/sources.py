@@ -48,14 +48,19 @@ def inputs(snippet: Snippet, settings: Settings, reads: list[str]) -> dict[str, 
     return found
 
 
-def changed(recorded: dict[str, str | None], settings: Settings) -> list[str]:
-    """The recorded inputs that differ now (empty: the recording is of the current code)."""
-    now = {name: _current(name, settings) for name in recorded}
-    return [name for name in recorded if now[name] != recorded[name]]
+def current(snippet: Snippet, settings: Settings, recorded: dict | None) -> dict[str, str | None]:
+    """The digests now of the recorded inputs (of the snippet, its figure code and settings
+    when nothing is recorded)."""
+    names = recorded if recorded is not None else inputs(snippet, settings, [])
+    return {
+        name: settings_digest(settings) if name == SETTINGS else file_digest(ROOT / name)
+        for name in names
+    }
 
 
-def _current(name: str, settings: Settings) -> str | None:
-    return settings_digest(settings) if name == SETTINGS else file_digest(ROOT / name)
+def changed(recorded: dict[str, str | None], now: dict[str, str | None]) -> list[str]:
+    """The inputs whose digest differs from the recorded one (empty: nothing changed)."""
+    return [name for name in now if recorded.get(name, "") != now[name]]
 
 
 def _short(data: bytes) -> str:
