@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 
 from . import cache, catalog, consistency, notebooks, record
 from .catalog import Catalog
@@ -30,6 +31,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="run twice (other thread count and hash seed); name what differs",
     )
     p.add_argument("--force", action="store_true", help="ignore the cache")
+    p.add_argument(
+        "--report",
+        metavar="DIR",
+        help="with --check: also write DIR/index.html, the drift shown side by side",
+    )
     p.add_argument("--timeout", type=float, help="seconds per snippet (default: snippets.toml)")
     p.add_argument(
         "-j",
@@ -50,7 +56,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="one fresh interpreter per snippet (the default where fork is unsafe)",
     )
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.report and not args.check:
+        p.error("--report DIR goes with --check")
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -156,28 +165,38 @@ def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | No
 
 def check(selected, cat: Catalog, args, fork: bool, whole_site: bool) -> int:
     from . import artifacts, drift
+    from .findings import Finding, publish
 
     env = artifacts.environment()
     outcomes = run(selected, cat, args.jobs, fork, "check", args.timeout)
     failed = drifted = 0
+    found: list[Finding] = []
     for snippet in selected:
         files, why = publishable(snippet, cat, outcomes[snippet], env)
         if files is None:
             failed += 1
             print(why, file=sys.stderr)
+            error = why.partition("\n")[0].removeprefix("FAILED ")
+            found.append(Finding(snippet.name, True, why, fix="", error=error))
             continue
         drifts = drift.compare(files, existing(snippet))
         if drifts:
             drifted += 1
             note = drift.environment_note(drift.recorded_environment(snippet), env)
-            print(drift.report(snippet, drifts, pages_using(snippet), note), file=sys.stderr)
+            pages = pages_using(snippet)
+            report = drift.report(snippet, drifts, pages, note)
+            print(report, file=sys.stderr)
+            fix = f"python scripts/regen.py {snippet.name}"
+            found.append(Finding(snippet.name, False, report, fix, "", pages, drifts, files, note))
     if whole_site:
-        for report in notebook_drift():
+        for path, report in notebook_drift():
             drifted += 1
             print(report, file=sys.stderr)
+            found.append(Finding(rel(path), False, report))
     problems = consistency.problems(cat) if whole_site else []
     for problem in problems:
         print(f"PROBLEM {problem}", file=sys.stderr)
+    publish(found, problems, len(selected), args.report)
     print(
         f"checked {len(selected)} snippets: {drifted} drifted, {failed} failed"
         + (f", {len(problems)} site problems" if problems else "")
@@ -188,14 +207,14 @@ def check(selected, cat: Catalog, args, fork: bool, whole_site: bool) -> int:
     return 0
 
 
-def notebook_drift() -> list[str]:
-    """A report for each notebook that differs from what regen would write."""
+def notebook_drift() -> list[tuple[Path, str]]:
+    """Each notebook that differs from what regen would write, with its report."""
     from . import drift
 
     found = []
     for d in drift.compare(notebooks.expected(), set(NOTEBOOKS.glob("**/*.ipynb"))):
         detail = drift.notebook_cells(d.path) if d.problem == "differs" else ""
-        found.append(drift.notebook_report(d, detail))
+        found.append((d.path, drift.notebook_report(d, detail)))
     return found
 
 
