@@ -33,9 +33,12 @@ system-deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	  else echo "chromium is missing and cannot be installed here (needs root and apt-get): browser tests will skip"; fi; }
 
+# ruff over the code; actionlint and zizmor over the workflows (offline: no GitHub API).
 lint: $(VENV)/.dev
 	$(BIN)/ruff check scripts snippets tests
 	$(BIN)/ruff format --check scripts snippets tests
+	$(BIN)/actionlint
+	$(BIN)/zizmor --offline --min-severity medium .github/workflows
 
 format: $(VENV)/.dev
 	$(BIN)/ruff format scripts snippets tests
