@@ -11,7 +11,7 @@ from mkdocs.exceptions import PluginError
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from docpipe import glue, live, notebooks, pages  # noqa: E402
+from docpipe import glue, live, markup, notebooks, pages  # noqa: E402
 from docpipe.paths import DOCS  # noqa: E402
 
 FOOTER = """
@@ -74,7 +74,7 @@ def on_page_markdown(markdown, page, config, files):
     if not src.endswith(".md"):
         return markdown
     try:
-        markdown = glue.substitute(markdown, f"docs/{src}")
+        markdown = markup.restore(glue.substitute(markup.protect(markdown), f"docs/{src}"))
         used = {u.snippet for u in pages.uses(DOCS / src)}
         stamp = glue.stamp(used) if used else None
     except glue.GlueError as e:

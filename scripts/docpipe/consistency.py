@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import pages
+from . import markup, pages
 from .catalog import Catalog
 from .paths import DOCS, GENERATED, ROOT, owner, rel
 from .sections import SectionError, find_sections
@@ -65,7 +65,7 @@ def typed_outputs(page: Path) -> list[str]:
     """Output-looking fenced blocks must be exactly one include of a recorded output, titled
     with the command that produced it."""
     found = []
-    lines = page.read_text(encoding="utf-8").splitlines()
+    lines = markup.without_examples(page.read_text(encoding="utf-8")).splitlines()
     i = 0
     while i < len(lines):
         m = FENCE.match(lines[i])

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from . import markup
 from .paths import DOCS, GENERATED, ROOT, SNIPPETS, Snippet, owner
 
 INCLUDE = re.compile(r'^(?P<indent>[ \t]*)-{1,}8<-{1,}[ \t]+"(?P<target>[^"]+)"[ \t]*$', re.M)
@@ -34,7 +35,7 @@ def uses(page: Path) -> list[Use]:
 
 @cache
 def _uses(page: Path, mtime: int) -> tuple[Use, ...]:
-    text = page.read_text(encoding="utf-8")
+    text = markup.without_examples(page.read_text(encoding="utf-8"))  # examples name no use
     found = []
 
     def line_of(pos: int) -> int:
