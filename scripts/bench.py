@@ -71,9 +71,9 @@ SERVED_LINE = re.compile(r"^points = \[.*\]$", re.M)
 NEW_POINTS = (0.375, 0.625, 0.875)  # each saves a new value, printed as "x = 0.375 ..."
 
 
-def serve_latency() -> list[float]:
-    """Seconds from saving a small snippet to the page showing its new output, once per value
-    in NEW_POINTS, on a copy of the repository (the real one is never touched)."""
+def serve_latency() -> list[tuple[float, float, float]]:
+    """(save to page, the snippet's refresh, the site's rebuild) in seconds, once per value in
+    NEW_POINTS, on a copy of the repository (the real one is never touched)."""
     skip = shutil.ignore_patterns(
         ".git", ".venv", "site", ".cache", "test-artifacts", "__pycache__"
     )
@@ -84,7 +84,8 @@ def serve_latency() -> list[float]:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         url = f"http://127.0.0.1:{port}/autograd-docs/{SERVED_PAGE}"
-        log = open(Path(tmp) / "serve.log", "w")
+        log_path = Path(tmp) / "serve.log"
+        log = log_path.open("w")
         server = subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
             cwd=copy,
@@ -95,19 +96,39 @@ def serve_latency() -> list[float]:
             _wait_for_page(url, "x =  3", timeout=300)
             time.sleep(5)  # let the worker finish importing torch: a session pays that once
             source = copy / SERVED_SNIPPET
-            seconds = []
+            measured = []
             for value in NEW_POINTS:
+                _wait_until_quiet(log_path)
+                done_before = len(log_path.read_text())
                 text = SERVED_LINE.sub(f"points = [3.0, -2.0, {value}]", source.read_text())
                 started = time.perf_counter()
                 source.write_text(text)
                 _wait_for_page(url, f"x = {value:g}", timeout=60)
-                seconds.append(time.perf_counter() - started)
-                time.sleep(4)  # let the rebuild that follows the new outputs settle
+                seconds = time.perf_counter() - started
+                _wait_until_quiet(log_path)
+                measured.append((seconds, *_refresh_and_build(log_path.read_text()[done_before:])))
         finally:
             server.terminate()
             server.wait()
             log.close()
-    return seconds
+    return measured
+
+
+def _refresh_and_build(log: str) -> tuple[float, float]:
+    """The live refresh and the rest of the rebuild that ran it, as `mkdocs serve` logged them
+    (MkDocs' "built in" time includes the refresh, which runs before the build proper)."""
+    refresh = re.search(r"live: re-ran 1 snippet\(s\) in ([\d.]+) s", log)
+    build = re.search(r"Documentation built in ([\d.]+) seconds", log[refresh.end() :])
+    return float(refresh[1]), float(build[1]) - float(refresh[1])
+
+
+def _wait_until_quiet(log: Path, quiet: float = 1.5) -> None:
+    """Until `mkdocs serve` has logged nothing for `quiet` seconds (no build running)."""
+    size, since = -1, time.monotonic()
+    while time.monotonic() - since < quiet:
+        time.sleep(0.1)
+        if (now := log.stat().st_size) != size:
+            size, since = now, time.monotonic()
 
 
 def _wait_for_page(url: str, text: str, timeout: float) -> None:
@@ -135,7 +156,12 @@ def main() -> int:
     figures["check"] = wall([*REGEN, "--check"])
     figures["naive"] = wall([*REGEN, "--check", "--no-fork", "-j", "1"], repeat=1)
     figures["no-change regen"] = wall(REGEN)
-    figures["serve"] = statistics.median(serve_latency())
+    served = serve_latency()
+    for total, refresh, build in served:
+        print(f"serve: save to page {total:.2f} s (refresh {refresh:.2f} s, rebuild {build:.2f} s)")
+    figures["serve"] = statistics.median(total for total, _, _ in served)
+    figures["serve: refresh"] = statistics.median(refresh for _, refresh, _ in served)
+    figures["serve: rebuild"] = statistics.median(build for _, _, build in served)
     ratios = {
         "check/naive": figures["check"] / figures["naive"],
         "check/floor": figures["check"] / figures["floor"],
@@ -176,9 +202,10 @@ Python {platform.python_version()} on {platform.system()} {platform.machine()}.
   snippets' own compute and figure drawing, summed.
 - **no-change regen**: `python scripts/regen.py` when nothing changed (target < 0.5 s).
 - **serve**: save to page in `mkdocs serve`: `{SERVED_SNIPPET}` saved with a new value, until
-  `{SERVED_PAGE}` shows the new output (median of {len(NEW_POINTS)}; aim < 2 s). It includes
-  MkDocs' file polling (up to 0.5 s), the snippet's run in a fork of the warm worker, and a
-  rebuild of the whole site.
+  `{SERVED_PAGE}` shows the new output (median of {len(NEW_POINTS)}; aim < 2 s). It is MkDocs'
+  file polling (up to 0.5 s), then **serve: refresh**, the snippet re-run through regen in a
+  fork of the warm worker (as `mkdocs serve` logs it), then **serve: rebuild**, MkDocs
+  rebuilding the whole site.
 """
 
 
