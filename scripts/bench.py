@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from docpipe import catalog, cli, machine  # noqa: E402
+from docpipe import catalog, machine, pipeline  # noqa: E402
 from docpipe.paths import ROOT  # noqa: E402
 
 RESULTS = ROOT / "BENCHMARKS.md"
@@ -54,7 +54,8 @@ def compute_seconds() -> tuple[float, int]:
     """The snippets' own work (run + figures), each in a forked child, one at a time; the
     per-snippet figures are the `duration` settings --shard balances by."""
     cat = catalog.load()
-    outcomes = cli.run(cat.snippets, cat, 1, machine.fork_available(), "bench")
+    opts = pipeline.Options(jobs=1, fork=machine.fork_available())
+    outcomes = pipeline.run(cat.snippets, cat, opts, "bench")
     for snippet, o in sorted(outcomes.items()):
         own = o.result.run_seconds + o.result.figure_seconds
         print(

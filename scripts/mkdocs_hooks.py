@@ -1,5 +1,7 @@
-"""MkDocs hooks: insert recorded values into pages, say what environment recorded them, and
-keep `mkdocs serve` live (docpipe.live re-runs edited snippets and flags stale pages)."""
+"""MkDocs hooks: check a page's includes before pymdownx reads them, insert recorded values, say
+beside an output block where a reader's own run prints something else (a path), and say what
+environment recorded the page; keep `mkdocs serve` live (docpipe.live re-runs edited snippets
+and says on a page what could not be refreshed)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ from mkdocs.exceptions import PluginError
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from docpipe import glue, live, markup, notebooks, pages  # noqa: E402
-from docpipe.paths import DOCS  # noqa: E402
+from docpipe import consistency, glue, live, markup, notebooks, pages  # noqa: E402
+from docpipe import record as records  # noqa: E402
+from docpipe.normalise import BY_NAME  # noqa: E402
+from docpipe.paths import DOCS, rel  # noqa: E402
 
 FOOTER = """
 
@@ -21,6 +25,22 @@ FOOTER = """
     with {stamp}. `python scripts/regen.py` re-records them; `python scripts/regen.py --check`
     proves they still match.
 """
+
+SERVING = False  # `mkdocs serve` shows a page's problems on the page instead of failing
+
+
+def on_startup(command, dirty):
+    global SERVING
+    SERVING = command == "serve"
+    live.start(serving=SERVING)
+
+
+def on_shutdown():
+    live.stop()
+
+
+def on_pre_build(config):
+    live.refresh()
 
 
 def colab_url(repo_url: str, edit_uri: str, notebook: str) -> str | None:
@@ -57,27 +77,44 @@ def _under_title(markdown: str, block: str) -> str:
     return title + newline + block + rest if title.startswith("# ") else block + markdown
 
 
-def on_startup(command, dirty):
-    live.start(serving=command == "serve")
+def _with_reader_notes(markdown: str, page: Path) -> str:
+    """Under each output block that a normaliser changed, what a reader's own run shows."""
+    lines = markdown.split("\n")
+    for inc in reversed(pages.includes(page, markdown)):
+        use = pages.classify(inc)
+        if use.kind != "output" or inc.fence is None or not use.snippet.record.exists():
+            continue
+        said = [BY_NAME[n].reader_sees for n in records.load(use.snippet).normalised]
+        if said:
+            indent = lines[inc.fence.first - 1][: -len(lines[inc.fence.first - 1].lstrip())]
+            note = f'{indent}<small class="reader-note">{" ".join(said)}</small>'
+            lines[inc.fence.last : inc.fence.last] = ["", note]
+    return "\n".join(lines)
 
 
-def on_shutdown():
-    live.stop()
-
-
-def on_pre_build(config):
-    live.refresh()
+def _problem_page(problems: list[str]) -> str:
+    body = "\n".join(f"    - `{p}`" for p in problems)
+    return f'!!! failure "This page cannot be built"\n\n{body}\n'
 
 
 def on_page_markdown(markdown, page, config, files):
     src = page.file.src_uri
     if not src.endswith(".md"):
         return markdown
+    path = Path(page.file.abs_src_path)
+    problems = consistency.include_problems(path) if path.exists() else []
+    if problems:  # pymdownx would raise on these with neither page nor line named
+        if SERVING:
+            return _problem_page(problems)
+        raise PluginError("\n".join(problems))
     try:
-        markdown = markup.restore(glue.substitute(markup.protect(markdown), f"docs/{src}"))
-        used = {u.snippet for u in pages.uses(DOCS / src)}
+        used = {u.snippet for u in pages.uses(path) if u.snippet} if path.exists() else set()
         stamp = glue.stamp(used) if used else None
-    except glue.GlueError as e:
+        markdown = _with_reader_notes(markdown, path) if path.exists() else markdown
+        markdown = markup.restore(glue.substitute(markup.protect(markdown), rel(path)))
+    except (glue.GlueError, records.RecordError) as e:
+        if SERVING:
+            return _problem_page([str(e)])
         raise PluginError(str(e)) from None
     markdown = _under_title(markdown, live.notice(used) + _notebook_links(src, config))
     return markdown + FOOTER.format(stamp=stamp) if stamp else markdown

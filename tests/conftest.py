@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -10,7 +11,7 @@ import textwrap
 
 import pytest
 
-from docpipe import artifacts, catalog, cli, machine
+from docpipe import catalog, machine, pipeline
 from docpipe.paths import ROOT
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
@@ -22,14 +23,15 @@ def site_catalog():
 
 
 @pytest.fixture(scope="session")
-def actual_runs(site_catalog):
-    """Snippet -> (files the run publishes, or None, and the reason it cannot publish)."""
-    snippets = site_catalog.snippets
-    outcomes = cli.run(
-        snippets, site_catalog, machine.default_jobs(), machine.fork_available(), "test"
-    )
-    env = artifacts.environment()
-    return {s: cli.publishable(s, site_catalog, outcomes[s], env) for s in snippets}
+def site_check(site_catalog):
+    """One `regen.py --check` of the whole site, by the same function the command calls."""
+    opts = pipeline.Options(fork=machine.fork_available())
+    return pipeline.check(site_catalog.snippets, site_catalog, opts, whole_site=True)
+
+
+def reader_machine() -> dict[str, str]:
+    """This environment as on a reader's machine, which writes bytecode (.pyc) files."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 class Sandbox:
@@ -37,6 +39,7 @@ class Sandbox:
 
     def __init__(self, root):
         self.root = root
+        self.env: dict[str, str] = {}  # extra environment for every regen
 
     def write(self, relative: str, text: str) -> None:
         path = self.root / relative
@@ -50,7 +53,7 @@ class Sandbox:
             capture_output=True,
             text=True,
             timeout=timeout,
-            env={**os.environ, "CI": "true"},
+            env={**reader_machine(), "CI": "true", **self.env},
             **kwargs,
         )
 
@@ -81,14 +84,16 @@ def sandbox(tmp_path):
         ignore=shutil.ignore_patterns("__pycache__"),
     )
     shutil.copy(ROOT / "scripts" / "regen.py", root / "scripts" / "regen.py")
-    shutil.copy(ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    nav = "nav:\n  - index.md\n  - notebooks/index.ipynb\n"
+    (root / "mkdocs.yml").write_text(re.sub(r"(?ms)^nav:\n.*?\n\n", nav + "\n", config))
     box = Sandbox(root)
     box.write("snippets/snippets.toml", "[defaults]\ntimeout = 60\n")
     box.write("docs/index.md", "# Sandbox\n")
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     box.git("config", "user.email", "tests@example.invalid")
     box.git("config", "user.name", "tests")
-    box.write(".gitignore", ".cache/\n.regen.lock\n")
+    shutil.copy(ROOT / ".gitignore", root / ".gitignore")  # the repository's own rules
     return box
 
 

@@ -222,16 +222,29 @@ def test_missing_include_file_and_section_are_named(recorded):
         + '\n```python\n--8<-- "snippets/nothere.py:x"\n```\n',
     )
     run = recorded.regen("--check")
-    assert run.returncode == 1
-    assert "PROBLEM docs/index.md:12: snippets/good.py has no section 'nosuch'" in run.stderr
-    assert "PROBLEM docs/index.md:16: snippets/nothere.py does not exist" in run.stderr
+    assert run.returncode == 2
+    assert run.stderr.startswith(
+        "PROBLEM docs/index.md:12: snippets/good.py has no section 'nosuch' (sections: none)\n"
+        "PROBLEM docs/index.md:16: snippets/nothere.py does not exist\n"
+    )
+    assert run.stdout.endswith(
+        "checked 1 snippets: 0 drifted, 0 failed, 2 site problems\n"
+        "fix the problems above in the files they name; regen cannot fix them\n"
+    )
+    regen = recorded.regen()
+    assert regen.returncode == 2
+    assert regen.stdout == (
+        "regen: nothing run or written; 2 site problems\n"
+        "fix the problems above in the files they name; regen cannot fix them\n"
+    )
+    only_sources_changed(recorded)
 
 
 def test_orphan_snippet_and_orphan_output_are_named(recorded):
     recorded.write("snippets/lonely.py", 'print("nobody shows me")\n')
     recorded.write("docs/generated/ghost.txt", "boo\n")
     run = recorded.regen("--check")
-    assert run.returncode == 1
+    assert run.returncode == 2
     assert (
         "PROBLEM snippets/lonely.py: no page shows its code or output (orphan snippet)"
         in run.stderr
@@ -383,7 +396,7 @@ def test_output_that_an_include_would_swallow_is_named(recorded):
     recorded.write("snippets/good.py", 'print("# --8<-" + "- [start:oops]")\n')
     assert recorded.regen().returncode == 0
     run = recorded.regen("--check")
-    assert run.returncode == 1
+    assert run.returncode == 2
     assert (
         "PROBLEM docs/index.md:8: docs/generated/good.txt:1 would not show as recorded"
         " (pymdownx.snippets acts on it): # --8<-- [start:oops]"

@@ -5,16 +5,18 @@ from __future__ import annotations
 import pytest
 
 from docpipe import glue
+from docpipe.paths import Snippet
+from docpipe.record import load
 
 
 def test_a_value_is_replaced_by_what_the_run_recorded():
-    recorded = glue.record(glue.Snippet("examples/fit_line"))["values"]["final_loss"]
+    recorded = load(Snippet("examples/fit_line")).values["final_loss"]
     text = "The loss settles at {{ examples/fit_line.py:final_loss }}."
     assert glue.substitute(text, "docs/x.md") == f"The loss settles at {recorded}."
 
 
 def test_an_unknown_value_names_page_line_and_what_was_recorded():
-    recorded = ", ".join(sorted(glue.record(glue.Snippet("examples/fit_line"))["values"]))
+    recorded = ", ".join(sorted(load(Snippet("examples/fit_line")).values))
     with pytest.raises(glue.GlueError) as e:
         glue.substitute("one\n{{ examples/fit_line.py:nope }}", "docs/x.md")
     assert str(e.value) == (

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from docpipe import cli, machine
+from docpipe import machine, pipeline
 
 POLLUTER = """
 import random
@@ -46,24 +46,26 @@ def test_a_snippet_that_changes_global_torch_state_does_not_change_the_next_one(
 
 
 @pytest.fixture(scope="module")
-def other_runs():
-    from docpipe import artifacts, catalog
+def runs():
+    from docpipe import catalog
+    from docpipe.environment import stamp
 
     cat = catalog.load()
-    env = artifacts.environment()
 
     def publish(jobs: int, fork: bool) -> dict:
-        outcomes = cli.run(cat.snippets, cat, jobs, fork, f"-j {jobs} fork={fork}")
-        return {s: cli.publishable(s, cat, outcomes[s], env)[0] for s in cat.snippets}
+        opts = pipeline.Options(jobs=jobs, fork=fork)
+        outcomes = pipeline.run(cat.snippets, cat, opts, f"-j {jobs} fork={fork}")
+        return {s: pipeline.publishable(s, cat, outcomes[s], stamp())[0] for s in cat.snippets}
 
-    return {"-j 1": publish(1, True), "fresh interpreters": publish(2, False)}
+    return {
+        "-j 2": publish(2, True),
+        "-j 1": publish(1, True),
+        "fresh interpreters": publish(2, False),
+    }
 
 
 @pytest.mark.parametrize("variant", ["-j 1", "fresh interpreters"])
-def test_real_snippets_give_identical_files_whatever_the_process_model(
-    variant, actual_runs, other_runs
-):
+def test_real_snippets_give_identical_files_whatever_the_process_model(variant, runs):
     if not machine.fork_available():
         pytest.skip("fork is not available here: every run already uses fresh interpreters")
-    reference = {s: files for s, (files, _) in actual_runs.items()}
-    assert other_runs[variant] == reference
+    assert runs[variant] == runs["-j 2"]

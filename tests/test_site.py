@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import html
-import re
 import subprocess
 import sys
 
@@ -26,23 +24,54 @@ def built(tmp_path_factory):
         capture_output=True,
         text=True,
     )
-    return build, site
-
-
-def text_of(page: str) -> str:
-    """A built page's text as a reader sees it: tags dropped, entities decoded."""
-    return html.unescape(re.sub(r"<[^>]+>", "", page))
+    return site, build
 
 
 def test_mkdocs_build_strict_is_clean(built):
-    build, site = built
+    site, build = built
     assert build.returncode == 0, build.stderr
     assert "WARNING" not in build.stderr, build.stderr
     assert (site / "index.html").exists()
 
 
+def test_an_output_a_normaliser_changed_says_so_beside_its_block(built):
+    """A reader's own run prints an absolute path (or an address) where the page shows a
+    normalised one: the built page says so right under that block, and only there."""
+    from docpipe import pages
+    from docpipe.normalise import BY_NAME
+    from docpipe.record import load
+
+    tmp_path, build = built
+    assert build.returncode == 0, build.stderr
+    expected_notes = 0
+    for page in pages.markdown_pages():
+        html_path = tmp_path / page.relative_to(ROOT / "docs").with_suffix("") / "index.html"
+        if page.name == "index.md":
+            html_path = tmp_path / page.relative_to(ROOT / "docs").parent / "index.html"
+        html = html_path.read_text(encoding="utf-8")
+        wanted = []
+        for use in pages.uses(page):
+            if use.kind == "output":
+                wanted += [
+                    BY_NAME[n].reader_sees.split("`")[0] for n in load(use.snippet).normalised
+                ]
+        assert html.count('class="reader-note"') == len(wanted), page
+        for note in wanted:
+            assert note in html
+        expected_notes += len(wanted)
+    assert expected_notes >= 1  # by_hand/leaves.py prints a warning with its path
+
+
+def text_of(page: str) -> str:
+    """A built page's text as a reader sees it: tags dropped, entities decoded."""
+    import html
+    import re
+
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
 def test_a_tutorial_page_links_its_notebook_in_colab(built):
-    _, site = built
+    site, _ = built
     page = (site / "autograd-backward" / "index.html").read_text()
     colab = (
         "https://colab.research.google.com/github/autograd-docs/autograd-docs/blob/main/"
@@ -53,7 +82,7 @@ def test_a_tutorial_page_links_its_notebook_in_colab(built):
 
 
 def test_the_authoring_example_shows_its_markup_as_written(built):
-    _, site = built
+    site, _ = built
     text = text_of((site / "authoring" / "index.html").read_text())
     for line in (
         "# --8<-- [start:setup]",

@@ -2,42 +2,24 @@
 
 from __future__ import annotations
 
-import json
-import platform
-import sys
-from functools import cache
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from . import sources
-from .cache import VERSIONED
 from .catalog import Settings
-from .normalize import normalise
+from .normalise import normalise, normalise_noting
 from .paths import Snippet
 from .pool import Outcome
+from .record import Record
 
 
 class OutputError(Exception):
     """A run whose output cannot be published (the message names the snippet)."""
 
 
-@cache
-def environment() -> dict[str, str]:
-    """What a recorded output was made with; shown on the page and compared by --check."""
-    stamp = {"python": ".".join(map(str, sys.version_info[:2]))}
-    for package in VERSIONED:
-        try:
-            stamp[package] = version(package)
-        except PackageNotFoundError:
-            stamp[package] = "not installed"
-    stamp["platform"] = f"{platform.system()} {platform.machine()}"
-    return dict(stamp)
-
-
 def build(snippet: Snippet, settings: Settings, outcome: Outcome, env: dict) -> dict[Path, bytes]:
     raw = outcome.output
     try:
-        raw.decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise OutputError(
             f"{snippet.name}: printed bytes that are not UTF-8"
@@ -45,19 +27,12 @@ def build(snippet: Snippet, settings: Settings, outcome: Outcome, env: dict) -> 
         ) from None
     pieces, start = [], 0
     for section, end in outcome.result.sections:
-        pieces.append([section, normalise(raw[start:end].decode(), settings.normalise)])
+        pieces.append((section, normalise(raw[start:end].decode(), settings.normalise)))
         start = end
-    record = {
-        "command": snippet.command,
-        "environment": env,
-        "sections": pieces,
-        "values": outcome.result.values,
-        "inputs": sources.inputs(snippet, settings, outcome.result.reads),
-    }
-    files = {
-        snippet.output: normalise(raw.decode(), settings.normalise).encode(),
-        snippet.record: (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode(),
-    }
+    output, changed = normalise_noting(text, settings.normalise)
+    inputs = sources.inputs(settings, outcome.result.inputs)
+    record = Record(snippet.command, env, pieces, outcome.result.values, changed, inputs)
+    files = {snippet.output: output.encode(), snippet.record: record.to_bytes()}
     for name, svg in outcome.result.figures.items():
         figure, _, theme = name.partition(".")
         files[snippet.figure(figure, theme or "light")] = svg.encode()

@@ -1,25 +1,24 @@
 """The regen cache: a snippet whose inputs are unchanged, and whose files are intact, is not re-run.
 
-The key covers the snippet's source, the repository files its last run read (local modules,
-data), its figure code, its settings, the runner's own code, and the versions of Python, torch,
-numpy and matplotlib. Computing it imports none of them.
+The key covers every repository file the last run depended on, fingerprinted by the run itself
+as it read them (its source, local modules by their source even when Python loaded a .pyc, data
+files, figure code or its absence), its settings, the runner's own code, and the interpreter and
+package versions (docpipe.environment). Computing it imports none of those packages.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from functools import cache
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from .catalog import Settings
-from .paths import ROOT, Snippet, rel
+from .environment import fingerprint
+from .paths import ABSENT, ROOT, rel
 
 CACHE = ROOT / ".cache" / "regen.json"
 RUNNER = Path(__file__).parent
-VERSIONED = ("torch", "numpy", "matplotlib")  # in the cache key and the environment stamp
 
 
 def _digest(data: bytes) -> str:
@@ -27,32 +26,32 @@ def _digest(data: bytes) -> str:
 
 
 @cache
-def _versions() -> str:
-    found = [sys.version]
-    for package in VERSIONED:
-        try:
-            found.append(f"{package}=={version(package)}")
-        except PackageNotFoundError:
-            found.append(f"{package} missing")
-    return "\n".join(found)
-
-
-@cache
-def _runner_digest() -> str:
+def runner_digest() -> str:
+    """Taken once, before any run starts: an edit made during a run is not taken as run."""
     return _digest(b"".join(p.read_bytes() for p in sorted(RUNNER.glob("*.py"))))
 
 
-def key(snippet: Snippet, settings: Settings, reads: list[str]) -> str:
+def key(settings: Settings, inputs: dict[str, str]) -> str:
     h = hashlib.sha256()
     # Only the settings that shape what is published; timeout and duration do not.
     shaping = repr((sorted(settings.values.items()), settings.normalise))
-    for part in (_versions(), _runner_digest(), shaping):
+    for part in (
+        fingerprint(),
+        runner_digest(),
+        shaping,
+        *sorted(f"{k}\0{v}" for k, v in inputs.items()),
+    ):
         h.update(part.encode() + b"\0")
-    for path in [snippet.source, snippet.figure_code, *(ROOT / r for r in sorted(reads))]:
-        h.update(rel(path).encode() + b"\0")
-        h.update(path.read_bytes() if path.is_file() else b"<absent>")
-        h.update(b"\0")
     return h.hexdigest()
+
+
+def on_disk(inputs: dict[str, str]) -> dict[str, str]:
+    """The same inputs, fingerprinted as they are on disk now."""
+    found = {}
+    for relative in inputs:
+        path = ROOT / relative
+        found[relative] = _digest(path.read_bytes()) if path.is_file() else ABSENT
+    return found
 
 
 def load() -> dict:
@@ -62,15 +61,21 @@ def load() -> dict:
         return {}
 
 
-def entry(reads: list[str], key_: str, files: dict[Path, bytes]) -> dict:
-    return {"key": key_, "reads": reads, "files": {rel(p): _digest(d) for p, d in files.items()}}
+def entry(inputs: dict[str, str], settings: Settings, files: dict[Path, bytes]) -> dict:
+    return {
+        "key": key(settings, inputs),
+        "inputs": inputs,
+        "files": {rel(p): _digest(d) for p, d in files.items()},
+    }
 
 
-def fresh(snippet: Snippet, settings: Settings, cached: dict | None, on_disk: set[Path]) -> bool:
+def fresh(settings: Settings, cached: dict | None, on_disk_files: set[Path]) -> bool:
     """True when re-running would change nothing: same key, and files on disk as written."""
-    if not cached or key(snippet, settings, cached["reads"]) != cached["key"]:
+    if not cached or "inputs" not in cached:
         return False
-    if {rel(p) for p in on_disk} != set(cached["files"]):
+    if key(settings, on_disk(cached["inputs"])) != cached["key"]:
+        return False
+    if {rel(p) for p in on_disk_files} != set(cached["files"]):
         return False
     return all(
         (ROOT / path).is_file() and _digest((ROOT / path).read_bytes()) == digest
@@ -82,9 +87,11 @@ def notebook_key(page: Path) -> str:
     """A notebook depends on its page, the snippets it shows and their recorded runs."""
     from .pages import uses
 
-    h = hashlib.sha256((_runner_digest() + "\0").encode())
-    snippets = sorted({u.snippet for u in uses(page)})
-    for path in [page, *(p for s in snippets for p in (s.source, s.record))]:
+    h = hashlib.sha256((runner_digest() + "\0").encode())
+    found = uses(page)
+    snippets = sorted({u.snippet for u in found if u.snippet})
+    files = sorted({ROOT / u.detail.partition(":")[0] for u in found if u.kind == "file"})
+    for path in [page, *(p for s in snippets for p in (s.source, s.record)), *files]:
         h.update(rel(path).encode() + b"\0")
         h.update(path.read_bytes() if path.is_file() else b"<absent>")
     return h.hexdigest()

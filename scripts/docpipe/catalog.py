@@ -6,7 +6,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .normalize import OPT_IN
+from .normalise import OPT_IN
 from .paths import META, SNIPPETS, Snippet, rel
 
 DEFAULT_TIMEOUT = 120.0  # seconds; generous, since a snippet normally takes milliseconds
@@ -24,7 +24,7 @@ class Settings:
     timeout: float = DEFAULT_TIMEOUT
     duration: float = DEFAULT_DURATION
     values: dict[str, str] = field(default_factory=dict)  # name -> f-string over the run's globals
-    normalise: tuple[str, ...] = ()  # opt-in normalisers (docpipe.normalize.OPT_IN) by name
+    normalise: tuple[str, ...] = ()  # opt-in normalisers (docpipe.normalise.OPT_IN) by name
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,10 @@ class Catalog:
 def discover(root: Path = SNIPPETS) -> list[Snippet]:
     """Every snippets/**/*.py is a snippet, except helper modules whose name starts with "_"."""
     found = [p for p in root.rglob("*.py") if not p.name.startswith("_")]
-    return sorted(Snippet.from_path(p) for p in found)
+    try:
+        return sorted(Snippet.from_path(p) for p in found)
+    except ValueError as e:
+        raise CatalogError(str(e)) from None
 
 
 def load(meta: Path = META, root: Path = SNIPPETS) -> Catalog:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,9 +45,11 @@ def unified(path: Path, recorded: bytes, actual: bytes) -> str:
 
 
 def recorded_environment(snippet: Snippet) -> dict | None:
+    from .record import RecordError, load
+
     try:
-        return json.loads(snippet.record.read_text(encoding="utf-8"))["environment"]
-    except (FileNotFoundError, json.JSONDecodeError, KeyError):
+        return load(snippet).environment
+    except RecordError:  # missing or hand-broken: the drift report names the file itself
         return None
 
 

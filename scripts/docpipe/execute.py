@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import hashlib
 import io
 import json
 import os
@@ -22,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import figures, sections
-from .paths import ROOT, Snippet
+from .paths import ABSENT, ROOT, Snippet
 
 # The fixed environment of every run. None of it changes a result; it makes runs repeatable.
 RUN_ENV = {
@@ -57,7 +58,9 @@ class Result:
     sections: list[tuple[str | None, int]] = field(default_factory=list)  # (section, end offset)
     values: dict[str, str] = field(default_factory=dict)
     figures: dict[str, str] = field(default_factory=dict)  # "<fig>" or "<fig>.dark" -> SVG text
-    reads: list[str] = field(default_factory=list)  # repository files the run opened
+    # Repository files the run depends on -> sha256 of their bytes when the run read them (its
+    # source, local modules (their source even when Python loaded a .pyc), data, figure code).
+    inputs: dict[str, str] = field(default_factory=dict)
     writes: list[str] = field(default_factory=list)  # repository files the run opened to write
     run_seconds: float = 0.0
     figure_seconds: float = 0.0
@@ -74,7 +77,7 @@ def child_main(job: Job) -> None:
     _limit_threads(job.threads)
     _fresh_entropy()
     _fresh_warnings()
-    _watch_repository_files(result, exclude={str(snippet.source)})
+    _watch_repository_files(result)
     stream = _capture_output(job.output)
     try:
         os.chdir(scratch)
@@ -83,6 +86,7 @@ def child_main(job: Job) -> None:
         with figures.observing(snippet):
             _run_chunks(snippet, module, stream, result)
         result.run_seconds = time.perf_counter() - started
+        _note_local_modules(result)
         # What the page shows ends here: values and figures must not print into it.
         _capture_output(Path(job.workdir) / "aside.txt")
         if result.status == "ok":
@@ -90,6 +94,9 @@ def child_main(job: Job) -> None:
             started = time.perf_counter()
             result.figures = _figures(snippet, vars(module))
             result.figure_seconds = time.perf_counter() - started
+            _note_local_modules(result)
+        if not snippet.figure_code.exists():
+            result.inputs[os.path.relpath(snippet.figure_code, ROOT)] = ABSENT
     except _Failure as failure:
         result.status, result.error = "error", str(failure)
     except BaseException as e:  # a fault of the runner itself: still report it, never crash
@@ -172,24 +179,65 @@ def _print_warning(message: warnings.WarningMessage) -> None:
         stream.write(warnings._formatwarnmsg(message))
 
 
-def _watch_repository_files(result: Result, exclude: set[str]) -> None:
-    skip = (str(ROOT / ".venv"), str(ROOT / ".git"), sys.prefix, sys.base_prefix)
-    root = str(ROOT) + os.sep
+RUNNER = str(Path(__file__).parent)  # keyed as a whole by the cache, not per run
+_SKIP = (str(ROOT / ".venv"), str(ROOT / ".git"), sys.prefix, sys.base_prefix, RUNNER)
+
+
+def _input_path(path: str) -> str | None:
+    """The repository file a read depends on (a .pyc stands for its source), or None."""
+    path = os.path.abspath(path)
+    if not path.startswith(str(ROOT) + os.sep) or path.startswith(_SKIP):
+        return None
+    if f"{os.sep}__pycache__{os.sep}" in path and path.endswith(".pyc"):
+        import importlib.util
+
+        try:
+            path = importlib.util.source_from_cache(path)
+        except ValueError:
+            return None
+    return path
+
+
+def _fingerprint(result: Result, path: str) -> None:
+    relative = os.path.relpath(path, ROOT)
+    if relative not in result.inputs:
+        try:
+            with open(path, "rb") as f:
+                result.inputs[relative] = hashlib.sha256(f.read()).hexdigest()
+        except OSError:
+            result.inputs[relative] = ABSENT
+
+
+def _note_local_modules(result: Result) -> None:
+    # An import can be served from a .pyc (or a cache in memory) without opening the source.
+    for module in list(sys.modules.values()):
+        found = getattr(module, "__file__", None)
+        path = _input_path(found) if isinstance(found, str) else None
+        if path:
+            _fingerprint(result, path)
+
+
+def _watch_repository_files(result: Result) -> None:
+    busy = False
 
     def hook(event: str, args: tuple) -> None:
-        if event != "open" or not isinstance(args[0], str | bytes | os.PathLike):
+        nonlocal busy
+        if busy or event != "open" or not isinstance(args[0], str | bytes | os.PathLike):
             return
-        path = os.path.abspath(os.fsdecode(args[0]))
-        if not path.startswith(root) or path.startswith(skip) or path in exclude:
+        path = _input_path(os.fsdecode(args[0]))
+        if path is None:
             return
         mode = args[1] if len(args) > 1 and isinstance(args[1], str) else "r"
-        writing = any(c in mode for c in "wax+")
-        target = result.writes if writing else result.reads
         relative = os.path.relpath(path, ROOT)
-        if relative not in target:
-            target.append(relative)
-        if writing:
+        if any(c in mode for c in "wax+"):
+            if relative not in result.writes:
+                result.writes.append(relative)
             raise PermissionError(f"snippets may not write into the repository ({relative})")
+        busy = True  # fingerprinting opens the file too
+        try:
+            _fingerprint(result, path)
+        finally:
+            busy = False
 
     sys.addaudithook(hook)
 
@@ -218,9 +266,11 @@ def _main_module(snippet: Snippet) -> types.ModuleType:
 
 
 def _run_chunks(snippet: Snippet, module, stream, result: Result) -> None:
-    text = snippet.source.read_text(encoding="utf-8")
+    source = snippet.source.read_bytes()
+    result.inputs[os.path.relpath(snippet.source, ROOT)] = hashlib.sha256(source).hexdigest()
+    text = source.decode("utf-8")
     try:
-        chunks = sections.split(text, str(snippet.source))
+        chunks = sections.split(text, str(snippet.source), snippet.name)
     except SyntaxError as e:
         traceback.print_exception(e, limit=0)
         raise _Failure(f"{snippet.name}:{e.lineno}: SyntaxError: {e.msg}") from None

@@ -3,51 +3,62 @@
 Values are declared per snippet in snippets/snippets.toml as f-strings over the snippet's globals
 after its run (so the formatting is declared once, beside the name), and recorded in
 docs/generated/<key>.json. A page that names an unknown snippet or value fails the build.
+Each value is escaped for where it lands (docpipe.pages.value_contexts): a recorded value is
+always shown as text, never read as Markdown, HTML or LaTeX.
 """
 
 from __future__ import annotations
 
+import html
 import json
-from functools import cache
-from pathlib import Path
+import re
 
-from .pages import VALUE
+from . import record as records
+from .pages import VALUE, value_contexts
 from .paths import SNIPPETS, Snippet, rel
+
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]$])")
+LATEX_SPECIAL = {
+    "\\": r"\backslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
+    "%": r"\%", "_": r"\_", "^": r"\^{}", "~": r"\sim{}",
+}  # fmt: skip
 
 
 class GlueError(Exception):
     pass
 
 
-@cache
-def _record(path: Path, mtime: float) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def record(snippet: Snippet) -> dict:
-    path = snippet.record
-    if not path.exists():
-        raise GlueError(f"no recorded run for {snippet.name} (run: python scripts/regen.py)")
-    return _record(path, path.stat().st_mtime)
+def escape(value: str, context: str) -> str:
+    if context == "code":  # code spans and blocks show their text as it is
+        return value
+    if context == "math":
+        return "".join(LATEX_SPECIAL.get(c, c) for c in value)
+    if context == "alt":  # the alt attribute is escaped by Markdown; only the brackets matter
+        return MARKDOWN_SPECIAL.sub(r"\\\1", value.replace("&", "&amp;"))
+    text = html.escape(value, quote=context == "html")
+    return MARKDOWN_SPECIAL.sub(r"\\\1", text)
 
 
 def substitute(markdown: str, page: str) -> str:
+    contexts = iter(value_contexts(markdown))
+
     def value(m) -> str:
+        context = next(contexts)
         line = markdown.count("\n", 0, m.start()) + 1
         source = SNIPPETS / m["snippet"]
         if not source.exists():
             raise GlueError(f"{page}:{line}: {m[0]} names no snippet {rel(source)}")
         snippet = Snippet.from_path(source)
         try:
-            values = record(snippet)["values"]
-        except GlueError as e:
+            values = records.load(snippet).values
+        except records.RecordError as e:
             raise GlueError(f"{page}:{line}: {e}") from None
         if m["name"] not in values:
             known = ", ".join(sorted(values)) or "none"
             raise GlueError(
                 f"{page}:{line}: {snippet.name} recorded no value '{m['name']}' (recorded: {known})"
             )
-        return values[m["name"]]
+        return escape(values[m["name"]], context)
 
     return VALUE.sub(value, markdown)
 
@@ -55,7 +66,9 @@ def substitute(markdown: str, page: str) -> str:
 def stamp(snippets: set[Snippet]) -> str | None:
     """One line naming the environment the page's outputs were recorded in."""
     envs = {
-        json.dumps(record(s)["environment"], sort_keys=True) for s in snippets if s.record.exists()
+        json.dumps(records.load(s).environment, sort_keys=True)
+        for s in snippets
+        if s.record.exists()
     }
     if not envs:
         return None

@@ -11,11 +11,11 @@ import re
 from pathlib import Path
 
 from . import glue, pages
-from .paths import DOCS, NOTEBOOKS, ROOT, SNIPPETS, Snippet, hosted_url, rel
-from .sections import MARKER, SectionError, find_sections
+from . import record as records
+from .paths import DOCS, NOTEBOOKS, Snippet, hosted_url, rel
+from .sections import section_text
 
 ADMONITION = re.compile(r'^(?P<indent>\s*)(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+"(?P<title>[^"]*)")?\s*$')
-FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})")
 PAGE_LINK = re.compile(r"\]\((?P<page>[\w/-]+)\.md(?P<anchor>#[\w-]+)?\)")
 ATTRS = re.compile(r"\)\{[^}]*\}")
 
@@ -30,22 +30,11 @@ def tutorial_pages(docs: Path = DOCS) -> list[Path]:
 
 
 def section_code(snippet: Snippet, section: str) -> str:
-    lines = snippet.source.read_text(encoding="utf-8").splitlines()
-    if section:
-        start, end = find_sections("\n".join(lines), snippet.name)[section]
-        lines = lines[start - 1 : end]
-    lines = [line for line in lines if not MARKER.match(line)]
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    while lines and not lines[-1].strip():
-        lines.pop()
-    indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
-    return "\n".join(line[indent:] for line in lines)
+    return section_text(snippet.source.read_text(encoding="utf-8"), section)
 
 
 def section_output(snippet: Snippet, section: str) -> str:
-    recorded = glue.record(snippet)["sections"]
-    return "".join(text for name, text in recorded if name == section or not section)
+    return records.load(snippet).output_of(section)
 
 
 def build(page: Path):
@@ -69,33 +58,32 @@ def build(page: Path):
         prose.clear()
 
     lines = text.splitlines()
+    fences = {f.first - 1: f for f in pages.fences(text)}
+    included = {inc.line: inc for inc in pages.includes(page, text)}
     i = 0
     while i < len(lines):
         line = lines[i]
-        fence = FENCE.match(line)
+        fence = fences.get(i)
         if fence:
-            end = i + 1
-            while end < len(lines) and not lines[end].strip().startswith(fence["fence"]):
-                end += 1
-            body = [x.strip() for x in lines[i + 1 : end] if x.strip()]
-            include = pages.INCLUDE.match(body[0]) if len(body) == 1 else None
-            target = include["target"] if include else ""
-            path, _, section = target.partition(":")
-            if include and (ROOT / path).resolve().is_relative_to(SNIPPETS):
+            inner = [included.get(n) for n in range(fence.first + 1, fence.last)]
+            inner = [inc for inc in inner if inc]
+            use = pages.classify(inner[0]) if len(fence.body) == 1 and inner else None
+            if use and use.kind == "code":
                 flush()
-                snippet = Snippet.from_path(ROOT / path)
-                if not _resolves(snippet, section):
-                    i = end + 1
-                    continue  # the site check names the broken include; the notebook skips it
-                cell = nbf.new_code_cell(section_code(snippet, section))
-                cell.metadata["docpipe"] = {"snippet": snippet.name, "section": section}
-                output = section_output(snippet, section)
+                cell = nbf.new_code_cell(section_code(use.snippet, use.detail))
+                cell.metadata["docpipe"] = {"snippet": use.snippet.name, "section": use.detail}
+                output = section_output(use.snippet, use.detail)
                 if output:
                     cell.outputs = [nbf.new_output("stream", name="stdout", text=output)]
                 cells.append(cell)
-            elif not include:
-                prose.extend(x[len(fence["indent"]) :] for x in lines[i : end + 1])
-            i = end + 1
+            elif use and use.kind == "file":
+                shown = section_text(inner[0].path.read_text(encoding="utf-8"), inner[0].section)
+                language = fence.info.split(" ")[0].lstrip("{.")
+                prose.extend([f"```{language}", shown, "```"])
+            elif not use:
+                indent = len(line) - len(line.lstrip())
+                prose.extend(x[indent:] for x in lines[i : fence.last])
+            i = fence.last
             continue
         if line.lstrip().startswith("<figure"):
             while i < len(lines) and "</figure>" not in lines[i]:
@@ -126,16 +114,6 @@ def build(page: Path):
         "language_info": {"name": "python"},
     }
     return nb
-
-
-def _resolves(snippet: Snippet, section: str) -> bool:
-    if not snippet.source.is_file():
-        return False
-    try:
-        text = snippet.source.read_text(encoding="utf-8")
-        return not section or section in find_sections(text, snippet.name)
-    except SectionError:
-        return False
 
 
 def _dedent(line: str) -> str:

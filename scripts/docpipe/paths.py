@@ -10,6 +10,7 @@ scripts/figures/<key>.py        the code that draws that snippet's figures
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,12 @@ FIGURE_CODE = ROOT / "scripts" / "figures"
 NOTEBOOKS = DOCS / "notebooks"
 META = SNIPPETS / "snippets.toml"
 THEMES = ("light", "dark")
+KEY_PART = re.compile(r"[A-Za-z0-9_-]+")
+NAMING_RULE = (
+    "the naming rule maps snippets/<key>.py to docs/generated/<key>.<kind>, so every part of"
+    " <key> holds only letters, digits, '_' and '-'"
+)
+ABSENT = "absent"  # the fingerprint of an input file that does not exist
 
 
 def hosted_url() -> str:
@@ -46,7 +53,12 @@ class Snippet:
             raise ValueError(f"{path}: not a snippet (snippets live under snippets/)") from None
         if p.suffix != ".py":
             raise ValueError(f"{path}: not a snippet (a snippet is a .py file)")
-        return cls(rel.with_suffix("").as_posix())
+        key = rel.with_suffix("")
+        if not all(KEY_PART.fullmatch(part) for part in key.parts):
+            raise ValueError(
+                f"snippets/{rel.as_posix()}: a name the rule cannot map ({NAMING_RULE})"
+            )
+        return cls(key.as_posix())
 
     @property
     def name(self) -> str:

@@ -1,13 +1,16 @@
 """Run snippets in child processes, several at once, each with its own deadline.
 
-Where fork is safe (Linux), the parent imports torch and matplotlib once and every child is a
-fork of it: the import is paid once per run, while each snippet still gets a process of its own.
-Elsewhere each child is a fresh interpreter (spawn), which is slower and equally correct.
+Where fork is safe (Linux), every child is forked from multiprocessing's fork server, which
+imports torch and matplotlib once: the import is paid once per run, while each snippet still
+gets a process of its own. The server starts as a fresh interpreter with the runner's fixed
+environment (PYTHONHASHSEED=0 among it), so the children are the same whichever process asks
+for them: regen.py, the tests, or `mkdocs serve`. Elsewhere each child is a fresh interpreter
+(spawn), which is slower and equally correct.
 """
 
 from __future__ import annotations
 
-import importlib
+import contextlib
 import json
 import multiprocessing
 import os
@@ -22,6 +25,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 
 from . import execute
+from .environment import VERSIONED
 from .execute import Job, Result
 from .machine import default_jobs
 from .paths import FIGURE_CODE, SNIPPETS
@@ -37,7 +41,7 @@ class Outcome:
     seconds: float  # wall time of the child, start to exit
 
 
-HEAVY = ("torch", "numpy", "matplotlib")  # slow to import, safe to import before a fork
+HEAVY = VERSIONED  # slow to import, safe to import before a fork
 
 
 def heavy_imports(sources: Iterable[Path]) -> tuple[str, ...]:
@@ -55,16 +59,28 @@ def heavy_imports(sources: Iterable[Path]) -> tuple[str, ...]:
     return tuple(m for m in HEAVY if m in wanted)
 
 
-def warm_up(modules: Iterable[str]) -> None:
-    """Import the heavy modules in the parent, before any fork, without starting thread pools."""
-    os.environ.update(execute.RUN_ENV)
-    for name in modules:
-        importlib.import_module(name)
-        if name == "matplotlib":
-            import matplotlib
+@contextlib.contextmanager
+def run_environment(**extra: str):
+    """os.environ as a child process must start with; restored afterwards."""
+    saved = dict(os.environ)
+    os.environ.update({**execute.RUN_ENV, **extra})
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
-            matplotlib.use("Agg")
-            importlib.import_module("matplotlib.pyplot")
+
+def start_fork_server(modules: Iterable[str]) -> None:
+    """Start the fork server (once per process) with the run environment and warm imports."""
+    from multiprocessing import forkserver
+
+    # Python 3.11's fork server ignores the sys.path it is handed: name this runner's folder.
+    here = str(Path(execute.__file__).resolve().parents[1])
+    path = os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))
+    with run_environment(DOCPIPE_WARM=",".join(modules), PYTHONPATH=path):
+        forkserver.set_forkserver_preload(["docpipe.warm"])
+        forkserver.ensure_running()
 
 
 def run(
@@ -75,11 +91,13 @@ def run(
     on_done: Callable[[Outcome], None] = lambda outcome: None,
     threads: int | None = None,
     warm: Iterable[str] = HEAVY,
+    hash_seed: str | None = None,
 ) -> dict[str, Outcome]:
-    """Run (key, values, timeout) jobs; return each snippet's Outcome."""
-    context = multiprocessing.get_context("fork" if fork else "spawn")
+    """Run (key, values, timeout) jobs; return each snippet's Outcome. `hash_seed` other than
+    the runner's 0 needs fork=False: forked children share the fork server's seed."""
+    context = multiprocessing.get_context("forkserver" if fork else "spawn")
     if fork:
-        warm_up(warm)
+        start_fork_server(warm)
     threads = threads or max(1, default_jobs() // parallel)
     pending = list(jobs)
     running: dict[int, tuple[multiprocessing.Process, Job, float, float]] = {}
@@ -92,7 +110,10 @@ def run(
                 process = context.Process(target=execute.child_main, args=(job,), daemon=True)
                 on_start(key)
                 started = time.monotonic()
-                process.start()
+                with run_environment(
+                    **({} if hash_seed is None else {"PYTHONHASHSEED": hash_seed})
+                ):
+                    process.start()
                 running[process.sentinel] = (process, job, started, started + timeout)
             now = time.monotonic()
             soonest = min(deadline for *_, deadline in running.values())

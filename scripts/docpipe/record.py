@@ -1,70 +1,58 @@
-"""Writing generated files: each one replaced atomically, one regen at a time."""
+"""The record of one run, docs/generated/<key>.json: the one type every reader of it uses."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
-import tempfile
-from collections.abc import Iterator
+import json
+from dataclasses import asdict, dataclass, field
+from functools import cache
 from pathlib import Path
 
-from .paths import ROOT, rel
-
-LOCK = ROOT / ".regen.lock"
-LOCK_WAIT = 600.0  # seconds a second regen waits for the first before it gives up
+from .paths import Snippet, rel
 
 
-class LockError(Exception):
-    pass
+class RecordError(Exception):
+    """A record that is missing or cannot be read; the message names the file."""
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """The file holds either its old bytes or `data`, never a mix, whatever interrupts us."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+@dataclass(frozen=True)
+class Record:
+    command: str  # what a reader types to see this output
+    environment: dict[str, str]  # docpipe.environment.stamp() of the run
+    sections: list[tuple[str | None, str]]  # (section, what it printed), in run order
+    values: dict[str, str]  # quoted in prose as {{ <key>.py:<name> }}
+    normalised: list[str] = field(default_factory=list)  # normalisers that changed the output
+    inputs: dict[str, str] = field(default_factory=dict)  # docpipe.sources: what it was made from
 
+    def to_bytes(self) -> bytes:
+        return (json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n").encode()
 
-def replace(files: dict[Path, bytes], stale: set[Path]) -> list[Path]:
-    """Write changed files and delete stale ones; return what changed on disk."""
-    changed = []
-    for path, data in sorted(files.items()):
-        if not path.exists() or path.read_bytes() != data:
-            write_atomic(path, data)
-            changed.append(path)
-    for path in sorted(stale - set(files)):
-        path.unlink(missing_ok=True)
-        changed.append(path)
-    return changed
-
-
-@contextlib.contextmanager
-def exclusive(wait: float = LOCK_WAIT) -> Iterator[None]:
-    """Hold the regen lock; a second regen waits for it, saying so, and refuses after `wait`."""
-    from filelock import FileLock, Timeout
-
-    lock = FileLock(LOCK)
-    try:
-        lock.acquire(timeout=0)
-    except Timeout:
-        print(f"another regen.py holds {rel(LOCK)}; waiting up to {wait:g} s", file=sys.stderr)
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> Record:
         try:
-            lock.acquire(timeout=wait)
-        except Timeout:
-            raise LockError(
-                f"another regen.py still holds {rel(LOCK)} after {wait:g} s; nothing was written"
+            raw = json.loads(data)
+            raw["sections"] = [tuple(s) for s in raw["sections"]]
+            return cls(**raw)
+        except (ValueError, TypeError, KeyError) as e:
+            raise RecordError(
+                f"{where}: not a run record ({e}); run: python scripts/regen.py"
             ) from None
+
+    def output_of(self, section: str) -> str:
+        """What a section printed ("" for the whole run)."""
+        return "".join(text for name, text in self.sections if name == section or not section)
+
+
+def load(snippet: Snippet) -> Record:
+    path = snippet.record
     try:
-        yield
-    finally:
-        lock.release()
+        mtime = path.stat().st_mtime_ns
+    except FileNotFoundError:
+        raise RecordError(
+            f"no recorded run for {snippet.name} (run: python scripts/regen.py)"
+        ) from None
+    return _load(path, mtime)
+
+
+@cache
+def _load(path: Path, mtime: int) -> Record:
+    return Record.from_bytes(path.read_bytes(), rel(path))

@@ -1,5 +1,10 @@
 """Named sections of a snippet (`# --8<-- [start:name]` ... `[end:name]`) and the chunks they cut.
 
+The grammar is pymdownx.snippets' own: markers are found with its section pattern, and a section's
+text is what its `extract_section` returns with this site's settings, so a section the runner
+accepts is exactly one a page can include. A line that looks like a marker but that pymdownx
+would not read as one (a name such as `2nd`, code before the marker) is refused with file:line.
+
 Pages include a snippet by section; the runner executes the same sections one after another in a
 single namespace, so it can tell which output each section printed (a notebook cell's output).
 """
@@ -9,9 +14,12 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import cache
 from types import CodeType
 
-MARKER = re.compile(r"^\s*#\s*--8<--\s*\[(start|end):([\w-]+)\]\s*$")
+# Anything a reader would take for a marker; pymdownx's own pattern then decides if it is one.
+LOOKS_LIKE_MARKER = re.compile(r"-+8<-+[ \t]+\[[ \t]*(?:start|end)[ \t]*:", re.I)
+NAME_RULE = "a letter, then letters, digits, '-' or '_'"
 
 
 class SectionError(Exception):
@@ -24,15 +32,46 @@ class Chunk:
     code: CodeType
 
 
+@cache
+def preprocessor():
+    """pymdownx.snippets' preprocessor, configured as mkdocs.yml configures it."""
+    import markdown
+
+    md = markdown.Markdown(
+        extensions=["pymdownx.snippets"],
+        extension_configs={"pymdownx.snippets": {"check_paths": True, "dedent_subsections": True}},
+    )
+    return md.preprocessors["snippet"]
+
+
+def markers(text: str, filename: str) -> list[tuple[int, str, str]]:
+    """(line, "start" or "end", name) of every marker, as pymdownx reads them."""
+    found = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not LOOKS_LIKE_MARKER.search(line):
+            continue
+        m = preprocessor().match_section(line)
+        if m is None:
+            raise SectionError(
+                f"{filename}:{number}: not a section marker pymdownx.snippets accepts"
+                f" (a section name is {NAME_RULE}): {line.strip()}"
+            )
+        if m["escape"]:
+            continue  # `;--8<--` is pymdownx's escape: shown as text, not a marker
+        if not re.fullmatch(r"[ \t]*#[ \t]*", m["pre"]) or m["post"].strip():
+            raise SectionError(
+                f"{filename}:{number}: a section marker must stand alone on a comment line"
+                " (pymdownx.snippets drops the whole line from the page)"
+            )
+        found.append((number, m["type"].lower(), m["name"]))
+    return found
+
+
 def find_sections(text: str, filename: str) -> dict[str, tuple[int, int]]:
     """Section name -> (first, last) line of its body, 1-based. Sections may not nest."""
     found: dict[str, tuple[int, int]] = {}
     open_name, open_line = None, 0
-    for number, line in enumerate(text.splitlines(), start=1):
-        m = MARKER.match(line)
-        if not m:
-            continue
-        kind, name = m.groups()
+    for number, kind, name in markers(text, filename):
         if kind == "start":
             if open_name is not None:
                 raise SectionError(
@@ -51,14 +90,25 @@ def find_sections(text: str, filename: str) -> dict[str, tuple[int, int]]:
     return found
 
 
-def split(text: str, filename: str) -> list[Chunk]:
+def section_text(text: str, section: str) -> str:
+    """The text a page shows for an include of this section (the whole file for "")."""
+    lines = text.split("\n")
+    if section:
+        lines = preprocessor().extract_section(section, lines)
+    else:
+        lines = [line for line in lines if not preprocessor().match_section(line)]
+    return "\n".join(lines).strip("\n")
+
+
+def split(text: str, filename: str, shown: str | None = None) -> list[Chunk]:
     """Compile the top-level statements into consecutive chunks, one per section run.
 
     Raises SyntaxError as Python would for the whole file, and SectionError when a marker
-    sits inside a statement (a section must be whole top-level statements).
+    sits inside a statement (a section must be whole top-level statements). Code objects
+    carry `filename`, as `python file.py` would; messages name the file as `shown`.
     """
     tree = ast.parse(text, filename)
-    spans = find_sections(text, filename)
+    spans = find_sections(text, shown or filename)
 
     def section_of(node: ast.stmt) -> str | None:
         first = node.lineno
@@ -70,7 +120,8 @@ def split(text: str, filename: str) -> list[Chunk]:
                 return name
             if inside_first or inside_last or (first < start and node.end_lineno > end):
                 raise SectionError(
-                    f"{filename}:{first}: a statement crosses a marker of section '{name}';"
+                    f"{shown or filename}:{first}: a statement crosses a marker of section"
+                    f" '{name}';"
                     " markers must sit between top-level statements"
                 )
         return None

@@ -1,0 +1,257 @@
+"""The pipeline: run, check, regen and audit snippets. Each step returns what it found and prints
+nothing; the command line (cli.py), the tests and the MkDocs hooks all call these same functions,
+so they run the same children in the same environment and reach the same verdicts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import cache, consistency, notebooks, writing
+from .catalog import Catalog
+from .machine import default_jobs
+from .pages import pages_using, uses
+from .paths import NOTEBOOKS, Snippet, existing, rel
+from .sections import SectionError, find_sections
+
+FAILURE_TAIL = 30  # lines of a failed snippet's output (its traceback) shown in the report
+
+
+class Quiet:
+    """Progress that says nothing (the tests and hooks); cli.py passes a visible one."""
+
+    def start(self, key: str) -> None: ...
+    def done(self, outcome) -> None: ...
+    def close(self) -> None: ...
+
+
+ProgressFactory = Callable[[int, str], object]
+
+
+@dataclass
+class Options:
+    jobs: int = field(default_factory=default_jobs)
+    fork: bool = True
+    timeout: float | None = None  # seconds per snippet; None: each snippet's own setting
+    progress: ProgressFactory = lambda total, label: Quiet()
+
+
+@dataclass
+class CheckResult:
+    checked: int
+    problems: list[str] = field(default_factory=list)  # only an author can fix these
+    failed: dict[Snippet, str] = field(default_factory=dict)  # why each run cannot publish
+    drifted: dict[Snippet, str] = field(default_factory=dict)  # the report for each
+    notebooks: list[str] = field(default_factory=list)  # a report per drifted notebook
+    # For reviewers' reports (docpipe.findings): each drifted snippet's differences and the
+    # files its run would publish.
+    evidence: dict[Snippet, tuple[list, dict[Path, bytes]]] = field(default_factory=dict)
+
+
+@dataclass
+class RegenResult:
+    problems: list[str] = field(default_factory=list)  # when any, nothing was run or written
+    unchanged: int = 0
+    ran: int = 0
+    wrote: list[str] = field(default_factory=list)
+    failed: dict[Snippet, str] = field(default_factory=dict)
+    kept: list[str] = field(default_factory=list)  # notebooks left as they were, and why
+    deleted: list[str] = field(default_factory=list)
+
+
+@dataclass
+class AuditResult:
+    audited: int
+    unstable: dict[Snippet, str] = field(default_factory=dict)  # two runner runs differ
+    reader_differs: dict[Snippet, str] = field(default_factory=dict)  # undisclosed difference
+    reader_disclosed: dict[Snippet, str] = field(default_factory=dict)  # said beside the block
+
+
+def preflight(cat: Catalog, snippets: list[Snippet], writing_outputs: bool = False) -> list[str]:
+    """Problems that stop regen before anything runs: the site's own (pages, includes, values,
+    nav) and section markers pymdownx would read otherwise than the runner. A recorded output
+    that does not exist yet is drift, not a problem: regen writes it."""
+    found = []
+    for snippet in snippets:
+        try:
+            find_sections(snippet.source.read_text(encoding="utf-8"), snippet.name)
+        except SectionError as e:
+            found.append(str(e))
+    return found + consistency.page_problems(cat, outputs_made_later=writing_outputs)
+
+
+def run(snippets: list[Snippet], cat: Catalog, opts: Options, label: str, **pool_args) -> dict:
+    """Run snippets (each in its own child process) and return their outcomes."""
+    from . import pool
+
+    cache.runner_digest()  # fingerprint the runner before anything runs
+    progress = opts.progress(len(snippets), label)
+    longest_first = sorted(snippets, key=lambda s: (-cat.settings[s].duration, s.key))
+    work = [
+        (s.key, cat.settings[s].values, opts.timeout or cat.settings[s].timeout)
+        for s in longest_first
+    ]
+    heavy = pool.heavy_imports(s.source for s in snippets)
+    try:
+        outcomes = pool.run(
+            work,
+            max(1, opts.jobs),
+            opts.fork and pool_args.pop("fork", True),
+            progress.start,
+            progress.done,
+            warm=heavy,
+            **pool_args,
+        )
+    finally:
+        progress.close()
+    return {Snippet(k): o for k, o in outcomes.items()}
+
+
+def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | None, str]:
+    """The files a run publishes, or None and the reason it cannot publish."""
+    from . import artifacts
+
+    result = outcome.result
+    if result.status == "ok" and result.writes:
+        result.status = "error"
+        result.error = f"{snippet.name}: wrote into the repository: {', '.join(result.writes)}"
+    if result.status != "ok":
+        tail = outcome.output.decode("utf-8", "replace").splitlines()[-FAILURE_TAIL:]
+        shown = "\n".join("    " + _clip(line) for line in tail)
+        told = f"\n  its output ended with:\n{shown}" if tail else ""
+        return None, f"FAILED {result.error}{told}"
+    try:
+        return artifacts.build(snippet, cat.settings[snippet], outcome, env), ""
+    except artifacts.OutputError as e:
+        return None, f"FAILED {e}"
+
+
+def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool) -> CheckResult:
+    """Run every snippet and compare what it would publish with what is committed."""
+    from . import drift
+    from .environment import stamp
+
+    result = CheckResult(len(snippets))
+    result.problems = preflight(cat, snippets, writing_outputs=True) + (
+        consistency.output_problems(cat) if whole_site else []
+    )
+    named = {p.split(":", 1)[0] for p in result.problems}
+    runnable = [s for s in snippets if s.name not in named]  # a broken one is a problem only
+    env = stamp()
+    outcomes = run(runnable, cat, opts, "check")
+    for snippet in runnable:
+        files, why = publishable(snippet, cat, outcomes[snippet], env)
+        if files is None:
+            result.failed[snippet] = why
+            continue
+        drifts = drift.compare(files, existing(snippet))
+        if drifts:
+            note = drift.environment_note(drift.recorded_environment(snippet), env)
+            result.drifted[snippet] = drift.report(snippet, drifts, pages_using(snippet), note)
+            result.evidence[snippet] = (drifts, files)
+    if whole_site and not result.problems:
+        result.notebooks = notebook_drift()
+    return result
+
+
+def notebook_drift() -> list[str]:
+    """A report for each notebook that differs from what regen would write."""
+    from . import drift
+
+    found = []
+    for d in drift.compare(notebooks.expected(), set(NOTEBOOKS.glob("**/*.ipynb"))):
+        detail = drift.notebook_cells(d.path) if d.problem == "differs" else ""
+        found.append(drift.notebook_report(d, detail))
+    return found
+
+
+def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> RegenResult:
+    """Re-run what changed and rewrite its files; on a site problem, run and write nothing."""
+    from .environment import stamp
+
+    result = RegenResult(problems=preflight(cat, snippets, writing_outputs=True))
+    if result.problems:
+        return result
+    cached = cache.load()
+    runs = cached.setdefault("snippets", {})
+    stale = [
+        s
+        for s in snippets
+        if force or not cache.fresh(cat.settings[s], runs.get(s.key), existing(s))
+    ]
+    result.unchanged, result.ran = len(snippets) - len(stale), len(stale)
+    outcomes = run(stale, cat, opts, "regen") if stale else {}
+    env = stamp()
+    for snippet in stale:
+        outcome = outcomes[snippet]
+        files, why = publishable(snippet, cat, outcome, env)
+        if files is None:
+            result.failed[snippet] = why
+            runs.pop(snippet.key, None)
+            continue
+        result.wrote += [rel(p) for p in writing.replace(files, existing(snippet))]
+        runs[snippet.key] = cache.entry(outcome.result.inputs, cat.settings[snippet], files)
+    _write_notebooks(cached.setdefault("notebooks", {}), force, set(result.failed), result)
+    writing.write_atomic(
+        cache.CACHE, (json.dumps(cached, indent=1, sort_keys=True) + "\n").encode()
+    )
+    return result
+
+
+def _write_notebooks(cached: dict, force: bool, failed: set[Snippet], result: RegenResult):
+    """Regenerate the notebooks whose page, snippets or recorded runs changed; a notebook
+    showing a snippet whose run just failed keeps its old version, like the snippet's files."""
+    wanted = {notebooks.notebook_path(p): p for p in notebooks.tutorial_pages()}
+    for notebook, page in sorted(wanted.items()):
+        name = rel(notebook)
+        shown = {u.snippet for u in uses(page) if u.snippet}
+        if failed & shown:
+            result.kept.append(f"{name} as it was (a snippet it shows failed)")
+            continue
+        unrecorded = sorted(s.name for s in shown if not s.record.exists())
+        if unrecorded:
+            result.kept.append(f"{name} as it was ({', '.join(unrecorded)} not recorded yet)")
+            continue
+        if not force and cache.notebook_fresh(page, notebook, cached.get(name)):
+            continue
+        data = notebooks.render(page)
+        if writing.replace({notebook: data}, set()):
+            result.wrote.append(name)
+        cached[name] = cache.notebook_entry(page, data)
+    for orphan in set(NOTEBOOKS.glob("**/*.ipynb")) - set(wanted):
+        orphan.unlink()
+        cached.pop(rel(orphan), None)
+        result.deleted.append(rel(orphan))
+
+
+def audit(snippets: list[Snippet], cat: Catalog, opts: Options) -> AuditResult:
+    """Run everything twice, the second time in fresh interpreters with another hash seed and
+    thread count, then once more as a reader would; name every snippet whose output moves."""
+    from . import drift, reader
+    from .environment import stamp
+
+    result = AuditResult(len(snippets))
+    env = stamp()
+    first = run(snippets, cat, opts, "audit 1/3")
+    other_threads = 1 if default_jobs() // max(1, opts.jobs) > 1 else 2
+    second = run(snippets, cat, opts, "audit 2/3", fork=False, threads=other_threads, hash_seed="1")
+    for snippet in snippets:
+        a, why_a = publishable(snippet, cat, first[snippet], env)
+        b, why_b = publishable(snippet, cat, second[snippet], env)
+        if a is None or b is None:
+            result.unstable[snippet] = why_a or why_b
+            continue
+        diffs = [drift.unified(p, a[p], b.get(p, b"")) for p in a if a[p] != b.get(p)]
+        if diffs:
+            result.unstable[snippet] = "".join(diffs).rstrip()
+    for snippet, (verdict, detail) in reader.compare_all(snippets, cat, opts.jobs).items():
+        target = result.reader_differs if verdict == "differs" else result.reader_disclosed
+        if verdict != "same":
+            target[snippet] = detail
+    return result
+
+
+def _clip(line: str, width: int = 200) -> str:
+    return line if len(line) <= width else line[:width] + f"... ({len(line)} characters)"

@@ -1,0 +1,156 @@
+"""The cache is never stale: for every kind of input a snippet's publication depends on, editing
+it and running a plain `regen` leaves the generated tree byte-identical to `regen --force`.
+
+Each edit changes what the snippet publishes, so a cache that missed it would keep old bytes.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import reader_machine
+
+SNIPPET = """\
+from pathlib import Path
+
+from _helper import VALUE
+
+data = Path(__file__).with_name("data.txt").read_text().strip()
+print(VALUE, data, object())
+"""
+FIGURE = """\
+import matplotlib.pyplot as plt
+
+
+def draw(ns):
+    fig, ax = plt.subplots(figsize=(2, 1))
+    ax.set_title(f"value {ns['VALUE']}")
+    return fig
+
+
+FIGURES = {"plot": draw}
+"""
+PAGE = """\
+# Sandbox
+
+```python title="snippets/main.py"
+--8<-- "snippets/main.py"
+```
+
+``` text title="python snippets/main.py"
+--8<-- "docs/generated/main.txt"
+```
+
+The value is {{ main.py:shown }}.
+"""
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    folders = [root / "docs" / "generated", root / "docs" / "notebooks"]
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for folder in folders
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def fake_numpy(box) -> None:
+    """A distribution record claiming another numpy version, first on the path."""
+    meta = box.root / "fake-site" / "numpy-9.9.9.dist-info"
+    meta.mkdir(parents=True)
+    (meta / "METADATA").write_text("Metadata-Version: 2.1\nName: numpy\nVersion: 9.9.9\n")
+    box.env["PYTHONPATH"] = str(box.root / "fake-site")
+
+
+def bytecode_then_edit(box) -> None:
+    """A reader's direct run leaves __pycache__/_helper.*.pyc; then the helper changes."""
+    subprocess.run(
+        [sys.executable, "snippets/main.py"],
+        cwd=box.root,
+        env=reader_machine(),
+        check=True,
+        capture_output=True,
+    )
+    assert list((box.root / "snippets" / "__pycache__").glob("_helper.*.pyc"))
+
+
+EDITS = {
+    "source": lambda box: box.write("snippets/main.py", SNIPPET + "print('and more')\n"),
+    "local module": lambda box: box.write("snippets/_helper.py", "VALUE = 2\n"),
+    "local module with bytecode": lambda box: box.write("snippets/_helper.py", "VALUE = 3\n"),
+    "data file": lambda box: box.write("snippets/data.txt", "changed\n"),
+    "figure code": lambda box: box.write(
+        "scripts/figures/main.py", FIGURE.replace("value {", "now {")
+    ),
+    "new figure code": None,  # set below: figure code appears where there was none
+    "snippets.toml entry": lambda box: box.write(
+        "snippets/snippets.toml", '["main.py".values]\nshown = "{VALUE * 10}"\n'
+    ),
+    "runner source": lambda box: box.write(
+        "scripts/docpipe/normalise.py",
+        box.read("scripts/docpipe/normalise.py").replace('"0x…"', '"0x(address)"'),
+    ),
+    "package version": fake_numpy,
+}
+
+
+@pytest.mark.parametrize("kind", list(EDITS))
+def test_a_plain_regen_after_an_edit_equals_a_forced_one(sandbox, kind):
+    sandbox.write("snippets/main.py", SNIPPET)
+    sandbox.write("snippets/_helper.py", "VALUE = 1\n")
+    sandbox.write("snippets/data.txt", "first\n")
+    sandbox.write("snippets/snippets.toml", '["main.py".values]\nshown = "{VALUE}"\n')
+    sandbox.write("docs/index.md", PAGE)
+    if kind != "new figure code":
+        sandbox.write("scripts/figures/main.py", FIGURE)
+    if kind == "local module with bytecode":
+        bytecode_then_edit(sandbox)  # the .pyc exists before the run the cache remembers
+    first = sandbox.regen()
+    assert first.returncode == 0, first.stderr
+    before = tree(sandbox.root)
+    if kind == "local module with bytecode":
+        bytecode_then_edit(sandbox)
+    edit = EDITS[kind] or (lambda box: box.write("scripts/figures/main.py", FIGURE))
+    edit(sandbox)
+    plain = sandbox.regen()
+    assert plain.returncode == 0, plain.stderr
+    after_plain = tree(sandbox.root)
+    forced = sandbox.regen("--force")
+    assert forced.returncode == 0, forced.stderr
+    assert after_plain == tree(sandbox.root), f"{kind}: the cache kept stale files"
+    assert after_plain != before, f"{kind}: the edit changed nothing (the test proves nothing)"
+
+
+def test_an_input_edited_during_the_run_is_not_taken_as_run(sandbox, tmp_path):
+    started = tmp_path / "started"
+    sandbox.write(
+        "snippets/main.py",
+        "import time\nfrom pathlib import Path\n\n"
+        "data = Path(__file__).with_name('data.txt').read_text()\n"
+        f"Path({str(started)!r}).touch()\n"
+        "time.sleep(3)\nprint(data)\n",
+    )
+    sandbox.write("snippets/data.txt", "first\n")
+    sandbox.write("docs/index.md", PAGE.replace("\nThe value is {{ main.py:shown }}.\n", ""))
+    run = subprocess.Popen(
+        [sys.executable, "scripts/regen.py"],
+        cwd=sandbox.root,
+        env={**reader_machine(), "CI": "true"},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    sandbox.write("snippets/data.txt", "second\n")  # saved while the snippet still runs
+    assert run.wait(timeout=60) == 0
+    assert sandbox.read("docs/generated/main.txt") == "first\n\n"
+    again = sandbox.regen()
+    assert "regen: 1 run, 0 failed" in again.stdout, again.stdout
+    assert sandbox.read("docs/generated/main.txt") == "second\n\n"

@@ -1,0 +1,258 @@
+"""One truth: the check, the tests, the build and a reader's own run agree, and every mistake an
+author can make is one `path:line: message` and an exit code (2 configuration, 1 drift)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import markdown
+import pytest
+
+from conftest import reader_machine
+from docpipe import catalog, glue, pages, sections
+from docpipe.paths import ROOT
+
+PAGE = """\
+# Sandbox
+
+```python title="snippets/{name}.py"
+--8<-- "snippets/{name}.py"
+```
+
+``` text title="python snippets/{name}.py"
+--8<-- "docs/generated/{name}.txt"
+```
+"""
+HASH_ORDER = 'print(list({"apple", "banana", "cherry", "damson", "elder", "fig"}))\n'
+
+
+def shows(box, *names: str) -> None:
+    box.write("docs/index.md", "\n".join(PAGE.format(name=n) for n in names))
+
+
+# One grammar ---------------------------------------------------------------------------------
+
+
+def test_every_section_a_page_includes_is_what_pymdownx_includes():
+    """Parity on the real files: the runner's section text is pymdownx's own expansion."""
+    md = markdown.Markdown(
+        extensions=["pymdownx.snippets"],
+        extension_configs={
+            "pymdownx.snippets": {"base_path": [str(ROOT)], "check_paths": True,
+                                  "dedent_subsections": True}
+        },
+    )  # fmt: skip
+    checked = 0
+    for page in pages.markdown_pages():
+        for inc in pages.includes(page):
+            if not inc.section:
+                continue
+            expanded = md.preprocessors["snippet"].run([f'--8<-- "{inc.target}"'])
+            ours = sections.section_text(inc.path.read_text(encoding="utf-8"), inc.section)
+            assert "\n".join(expanded).strip("\n") == ours, f"{page}:{inc.line}"
+            checked += 1
+    assert checked > 20
+
+
+@pytest.mark.parametrize(
+    ("marker", "message"),
+    [
+        (
+            "# --8<-- [start:2nd]",
+            "snippets/bad.py:1: not a section marker pymdownx.snippets accepts (a section name"
+            " is a letter, then letters, digits, '-' or '_'): # --8<-- [start:2nd]",
+        ),
+        (
+            "x = 1  # --8<-- [start:first]",
+            "snippets/bad.py:1: a section marker must stand alone on a comment line"
+            " (pymdownx.snippets drops the whole line from the page)",
+        ),
+    ],
+)
+def test_a_marker_pymdownx_reads_otherwise_stops_regen_and_check(sandbox, marker, message):
+    sandbox.write("snippets/bad.py", f"{marker}\nprint(1)\n")
+    shows(sandbox, "bad")
+    for args in ((), ("--check",)):
+        run = sandbox.regen(*args)
+        assert run.returncode == 2, run.stderr
+        assert run.stderr.startswith(f"PROBLEM {message}\n")
+        assert "Traceback" not in run.stderr
+    assert not (sandbox.root / "docs" / "generated").exists()  # nothing run or written
+
+
+# One path ------------------------------------------------------------------------------------
+
+
+def test_check_and_the_tests_agree_on_a_hash_order_snippet(sandbox):
+    sandbox.write("snippets/order.py", HASH_ORDER)
+    shows(sandbox, "order")
+    assert sandbox.regen().returncode == 0
+    assert sandbox.regen("--check").returncode == 0
+    # What the pytest drift test does, in a process whose own hash seed is random.
+    probe = (
+        "import sys; sys.path.insert(0, 'scripts')\n"
+        "from docpipe import catalog, pipeline\n"
+        "cat = catalog.load()\n"
+        "r = pipeline.check(cat.snippets, cat, pipeline.Options(), whole_site=True)\n"
+        "print(sorted(s.name for s in r.drifted), r.failed, r.problems)\n"
+    )
+    env = {k: v for k, v in reader_machine().items() if k != "PYTHONHASHSEED"}
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-c", probe], cwd=sandbox.root, env=env, capture_output=True,
+            text=True,
+        )  # fmt: skip
+        assert done.stdout == "[] {} []\n", done.stdout + done.stderr
+
+
+def test_the_audit_names_what_a_reader_cannot_reproduce(sandbox):
+    sandbox.write("snippets/order.py", HASH_ORDER)
+    sandbox.write("snippets/warns.py", 'import warnings\n\nwarnings.warn("careful")\n')
+    sandbox.write("snippets/plain.py", 'print("same everywhere")\n')
+    shows(sandbox, "order", "warns", "plain")
+    assert sandbox.regen().returncode == 0
+    assert sandbox.read("docs/generated/warns.txt") == (
+        'snippets/warns.py:3: UserWarning: careful\n  warnings.warn("careful")\n'
+    )
+    audit = sandbox.regen("--audit")
+    assert audit.returncode == 1
+    assert "READER snippets/order.py: `python snippets/order.py` run from the repository root" in (
+        audit.stderr
+    )
+    assert "READER snippets/plain.py" not in audit.stderr
+    assert "READER snippets/warns.py" not in audit.stderr
+    # The warning's path differs (a reader's run prints it absolute); the page says so.
+    assert (
+        "note snippets/warns.py: a reader's run differs only where the page says so"
+        " (repository-path)\n"
+    ) in audit.stdout
+    assert "audited 3 snippets: 1 unstable, 1 differ when a reader runs them" in audit.stdout
+
+
+def test_main_reads_its_own_arguments_not_sys_argv(sandbox):
+    sandbox.write("snippets/one.py", 'print("one")\n')
+    sandbox.write("snippets/two.py", 'print("two")\n')
+    shows(sandbox, "one", "two")
+    probe = (
+        "import sys; sys.path.insert(0, 'scripts'); sys.argv = ['elsewhere', '--force']\n"
+        "from docpipe.cli import main\n"
+        "sys.exit(main(['snippets/one.py']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=sandbox.root, env=reader_machine(),
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("regen: 1 run, 0 failed\n")
+    assert not (sandbox.root / "docs/generated/two.txt").exists()
+
+
+# Naming rule, problems first, no tracebacks --------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["x/v1.0.py", "my snippet.py"])
+def test_a_name_the_rule_cannot_map_is_refused_with_the_rule(sandbox, name):
+    sandbox.write(f"snippets/{name}", 'print("hi")\n')
+    run = sandbox.regen()
+    assert run.returncode == 2
+    assert run.stderr == (
+        f"error: snippets/{name}: a name the rule cannot map (the naming rule maps"
+        " snippets/<key>.py to docs/generated/<key>.<kind>, so every part of <key> holds only"
+        " letters, digits, '_' and '-')\n"
+    )
+
+
+def test_a_page_missing_from_the_nav_stops_regen_naming_page_and_notebook(sandbox):
+    sandbox.write("snippets/good.py", 'print("hi")\n')
+    shows(sandbox, "good")
+    sandbox.write("docs/extra.md", PAGE.format(name="good"))
+    run = sandbox.regen()
+    assert run.returncode == 2
+    assert run.stderr == (
+        "PROBLEM docs/extra.md: not in the nav of mkdocs.yml (add it to the nav)\n"
+        "PROBLEM docs/notebooks/extra.ipynb: not in the nav of mkdocs.yml (add it under"
+        " Notebooks)\n"
+    )
+    assert not (sandbox.root / "docs" / "generated").exists()  # nothing run or written
+
+
+def test_a_page_may_show_the_metadata_file_beside_a_snippet(sandbox):
+    sandbox.write("snippets/good.py", 'print("hi")\n')
+    sandbox.write("snippets/snippets.toml", '["good.py"]\ntimeout = 30\n')
+    shows(sandbox, "good")
+    page = sandbox.read("docs/index.md")
+    sandbox.write("docs/index.md", page + '\n```toml\n--8<-- "snippets/snippets.toml"\n```\n')
+    run = sandbox.regen()
+    assert run.returncode == 0, run.stderr
+    cells = json.loads(sandbox.read("docs/notebooks/index.ipynb"))["cells"]
+    shown = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    assert '```toml\n["good.py"]\ntimeout = 30\n```' in shown
+
+
+def test_a_module_that_fails_to_warm_up_fails_only_its_users(sandbox):
+    broken = sandbox.root / "broken-site" / "numpy"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text('raise RuntimeError("this numpy is broken")\n')
+    sandbox.env["PYTHONPATH"] = str(broken.parent)
+    sandbox.write("snippets/uses_numpy.py", "import numpy\n\nprint(numpy.pi)\n")
+    sandbox.write("snippets/plain.py", 'print("fine")\n')
+    shows(sandbox, "uses_numpy", "plain")
+    run = sandbox.regen()
+    assert run.returncode == 1
+    assert "FAILED snippets/uses_numpy.py:1: RuntimeError: this numpy is broken" in run.stderr
+    assert "FAILED snippets/plain.py" not in run.stderr
+    assert sandbox.read("docs/generated/plain.txt") == "fine\n"
+
+
+def test_bytecode_written_by_the_runner_is_no_recorded_file(sandbox):
+    sandbox.write("snippets/good.py", 'print("hi")\n')
+    shows(sandbox, "good")
+    assert sandbox.regen().returncode == 0
+    assert list((sandbox.root / "scripts" / "docpipe" / "__pycache__").glob("*.pyc"))
+    sandbox.commit()
+    assert sandbox.regen("--check").returncode == 0
+    assert sandbox.status() == ""
+
+
+# Values escaped for where they land ----------------------------------------------------------
+
+
+def render(text: str) -> str:
+    from mkdocs.utils.yaml import yaml_load
+
+    config = yaml_load(open(ROOT / "mkdocs.yml", encoding="utf-8"))
+    extensions, configs = [], {}
+    for item in config["markdown_extensions"]:
+        name, options = next(iter(item.items())) if isinstance(item, dict) else (item, {})
+        if name != "pymdownx.snippets":
+            extensions.append(name)
+            configs[name] = options or {}
+    return markdown.markdown(text, extensions=extensions, extension_configs=configs)
+
+
+@pytest.mark.parametrize("value", ["<img src=x onerror=alert(1)>", "a<b", "*a* [b] $c$ & d"])
+def test_a_value_is_shown_as_text_in_prose_alt_text_and_math(monkeypatch, value):
+    monkeypatch.setattr(
+        glue.records, "load", lambda snippet: type("R", (), {"values": {"v": value}})
+    )
+    page = (
+        "Prose {{ examples/fit_line.py:v }} here.\n\n"
+        "![Alt {{ examples/fit_line.py:v }}](x.svg)\n\n"
+        "Math $x = {{ examples/fit_line.py:v }}$.\n"
+    )
+    html = render(glue.substitute(page, "docs/x.md"))
+    assert "<img src=x" not in html and "<b>" not in html
+    import html as htmllib
+
+    prose = html.split("<p>Prose ", 1)[1].split(" here.</p>", 1)[0]
+    assert htmllib.unescape(prose) == value
+    alt = html.split('alt="Alt ', 1)[1].split('"', 1)[0]
+    assert htmllib.unescape(alt) == value
+    math = html.split('<span class="arithmatex">\\(x = ', 1)[1].split("\\)</span>", 1)[0]
+    assert "<" not in math and "$" not in math.replace("\\$", "")
+
+
+def test_catalog_refuses_nothing_on_the_real_site():
+    catalog.load()  # the real tree follows the naming rule
