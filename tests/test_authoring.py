@@ -29,7 +29,7 @@ def test_the_example_files_are_shown_exactly():
 def test_the_example_page_names_real_sections_files_and_values():
     example = blocks()["docs/your-page.md"]
     settings = catalog.load().settings[Snippet("authoring/descend")]
-    includes = [m["target"] for m in pages.INCLUDE.finditer(example)]
+    includes = [inc.target for inc in pages.includes(PAGE, example)]
     assert includes == [
         "snippets/authoring/descend.py:setup",
         "snippets/authoring/descend.py:descend",
