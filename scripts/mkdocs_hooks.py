@@ -35,6 +35,15 @@ def on_startup(command, dirty):
     live.start(serving=SERVING)
 
 
+def on_serve(server, config, builder):
+    # Rebuild also when a snippet, its figure code or snippets.toml changes: on_pre_build
+    # re-runs what changed first.
+    for folder in live.WATCHED:
+        if folder.is_dir():
+            server.watch(str(folder))
+    return server
+
+
 def on_shutdown():
     live.stop()
 

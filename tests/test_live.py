@@ -58,7 +58,6 @@ def site(sandbox):
     """A sandbox whose page shows snippets/hello.py, recorded and committed, and its site."""
     shutil.copy(ROOT / "scripts" / "mkdocs_hooks.py", sandbox.root / "scripts" / "mkdocs_hooks.py")
     shutil.copytree(ROOT / "overrides", sandbox.root / "overrides")
-    (sandbox.root / "scripts" / "figures").mkdir()
     sandbox.write("snippets/hello.py", SNIPPET.format(word="first"))
     sandbox.write("snippets/snippets.toml", '["hello.py".values]\nword = "{word}"\n')
     sandbox.write("docs/index.md", PAGE)

@@ -1,7 +1,7 @@
 """Live outputs in `mkdocs serve`, and pages that say so when their outputs are out of date.
 
-While `mkdocs serve` runs (it also watches snippets/ and scripts/figures/: `watch` in
-mkdocs.yml), every build first re-runs each snippet whose sources changed since its recording
+While `mkdocs serve` runs (the hooks make it watch snippets/ and scripts/figures/ too),
+every build first re-runs each snippet whose sources changed since its recording
 (docpipe.sources), through docpipe.pipeline.regen and its cache. The MkDocs process itself never
 imports torch: the runner's fork server (docpipe.pool), started once per serve session with the
 run environment (PYTHONHASHSEED=0 among it), imports torch, numpy and matplotlib once, and each
@@ -26,10 +26,11 @@ from . import catalog, sources
 from . import record as records
 from .catalog import Catalog
 from .environment import VERSIONED
-from .paths import Snippet
+from .paths import FIGURE_CODE, SNIPPETS, Snippet
 
 LOCK_WAIT = 5.0  # seconds a refresh waits for a regen started by hand, then says so
 RACE_RETRIES = 3  # runs of a snippet saved again while it ran
+WATCHED = (SNIPPETS, FIGURE_CODE)  # besides docs/ and mkdocs.yml, which MkDocs watches itself
 
 log = logging.getLogger("mkdocs.hooks.live")
 
