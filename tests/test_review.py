@@ -219,26 +219,46 @@ def test_the_html_report_holds_diffs_and_both_figures_in_both_palettes(drifted):
     assert not re.search(r"""(src|href)=['"]?(https?:)?//""", html)
 
 
-def test_the_report_marks_the_changed_pixels_in_a_browser(drifted, tmp_path):
+# Run in its own interpreter: the browser tests hold Playwright's sync API for the session.
+IN_BROWSER = """
+import json, sys
+from playwright.sync_api import sync_playwright
+
+executable, report, shots, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+counts = {}
+with sync_playwright() as p:
+    browser = p.chromium.launch(executable_path=executable, args=args)
+    for scheme in ("light", "dark"):
+        page = browser.new_page(color_scheme=scheme, viewport={"width": 1400, "height": 900})
+        page.goto(report)
+        page.wait_for_function(
+            "[...document.querySelectorAll('.compare .count')].every(c => c.textContent)"
+        )
+        counts[scheme] = page.locator(".compare .count").all_text_contents()
+        page.screenshot(path=f"{shots}/drift-report-{scheme}.png", full_page=True)
+    browser.close()
+print(json.dumps(counts))
+"""
+
+
+def test_the_report_marks_the_changed_pixels_in_a_browser(drifted):
+    import json
+
     from test_browser import CHROMIUM_ARGS, chromium
 
     executable = chromium()
-    from playwright.sync_api import sync_playwright
-
     _, _, report = drifted
     shots = ROOT / "test-artifacts" / "drift-report"
     shots.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        for scheme in ("light", "dark"):
-            page = browser.new_page(color_scheme=scheme, viewport={"width": 1400, "height": 900})
-            page.goto(report.as_uri())
-            counts = page.locator(".compare .count")
-            page.wait_for_function(
-                "[...document.querySelectorAll('.compare .count')].every(c => c.textContent)"
-            )
-            for text in counts.all_text_contents():
-                assert re.fullmatch(r"— [\d,]+ of [\d,]+ pixels \(\d+\.\d\d%\)", text), text
-            page.screenshot(path=shots / f"drift-report-{scheme}.png", full_page=True)
-            page.close()
-        browser.close()
+    run = subprocess.run(
+        [sys.executable, "-c", IN_BROWSER, executable, report.as_uri(), str(shots), *CHROMIUM_ARGS],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    counts = json.loads(run.stdout)
+    for scheme in ("light", "dark"):
+        assert len(counts[scheme]) == 2  # the figure in the light and in the dark palette
+        for text in counts[scheme]:
+            assert re.fullmatch(r"— [\d,]+ of [\d,]+ pixels \(\d+\.\d\d%\)", text), text
