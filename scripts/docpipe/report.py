@@ -207,7 +207,7 @@ pre { background: var(--bg); border: 1px solid var(--line); border-radius: 6px; 
 table.diff { border-collapse: collapse; width: 100%; }
 table.diff td, table.diff th { padding: 1px 8px; white-space: pre; vertical-align: top; }
 table.diff .diff_next { display: none; }
-table.diff .diff_header { color: var(--muted); text-align: right; user-select: none;
+table.diff .diff_header { color: var(--muted); text-align: right; user-select: none; width: 1%;
   border-right: 1px solid var(--line); }
 table.diff thead th.diff_header { text-align: left; background: var(--bg);
   border-bottom: 1px solid var(--line); }
