@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from . import markup
@@ -61,8 +61,10 @@ def parser():
     return md.use(admon_plugin).use(dollarmath_plugin, double_inline=True).use(amsmath_plugin)
 
 
-def tokens(text: str):
-    return parser().parse(text)
+@lru_cache(maxsize=32)
+def tokens(text: str) -> tuple:
+    # The same page is read by several checks, and by each rebuild of `mkdocs serve`: parse once.
+    return tuple(parser().parse(text))
 
 
 def fences(text: str) -> list[Fence]:
