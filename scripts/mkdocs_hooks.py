@@ -1,7 +1,7 @@
-"""MkDocs hooks: check a page's includes before pymdownx reads them, insert recorded values, say
-beside an output block where a reader's own run prints something else (a path), and say what
-environment recorded the page; keep `mkdocs serve` live (docpipe.live re-runs edited snippets
-and says on a page what could not be refreshed)."""
+"""MkDocs hooks: check a page's includes before pymdownx reads them, insert recorded values and
+checked-claim markers, say beside an output block where a reader's own run prints something
+else (a path), and say what environment recorded the page; keep `mkdocs serve` live
+(docpipe.live re-runs edited snippets and says on a page what could not be refreshed)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from mkdocs.exceptions import PluginError
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from docpipe import consistency, glue, live, markup, notebooks, pages  # noqa: E402
+from docpipe import claims, consistency, glue, live, markup, notebooks, pages  # noqa: E402
 from docpipe import record as records  # noqa: E402
 from docpipe.normalise import BY_NAME  # noqa: E402
 from docpipe.paths import DOCS, rel  # noqa: E402
@@ -120,8 +120,11 @@ def on_page_markdown(markdown, page, config, files):
         used = {u.snippet for u in pages.uses(path) if u.snippet} if path.exists() else set()
         stamp = glue.stamp(used) if used else None
         markdown = _with_reader_notes(markdown, path) if path.exists() else markdown
-        markdown = markup.restore(glue.substitute(markup.protect(markdown), rel(path)))
-    except (glue.GlueError, records.RecordError) as e:
+        repo, edit_uri = config["repo_url"] or "", config["edit_uri"] or ""
+        markdown = markup.protect(markdown)  # what a page shows as an example stays as written
+        markdown = claims.render(glue.substitute(markdown, rel(path)), rel(path), repo, edit_uri)
+        markdown = markup.restore(markdown)
+    except (glue.GlueError, records.RecordError, claims.ClaimError) as e:
         if SERVING:
             return _problem_page([str(e)])
         raise PluginError(str(e)) from None

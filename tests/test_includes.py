@@ -19,7 +19,7 @@ from docpipe.paths import ROOT
             "snippets/examples/fit_line.py:no_such_section",
             "no_such_section",
             "index.md:4: snippets/examples/fit_line.py has no section 'no_such_section'"
-            " (sections: data, loop)",
+            " (sections: data, loop, snapshots)",
         ),
         (
             "snippets/examples/no_such_file.py",

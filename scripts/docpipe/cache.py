@@ -4,12 +4,19 @@ The key covers every repository file the last run depended on, fingerprinted by 
 as it read them (its source, local modules by their source even when Python loaded a .pyc, data
 files, figure code or its absence), its settings, the runner's own code, and the interpreter and
 package versions (docpipe.environment). Computing it imports none of those packages.
+
+Hashing is skipped for a file whose stat (mtime, ctime, size, inode) is what it was when it was
+last hashed, as git's index does; a file modified within RACY_NS of being stamped is never
+trusted, so an edit in the same clock tick is still seen. A whole regen with nothing changed
+compares one stat per file of the tree it depends on and answers without parsing anything.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import time
 from functools import cache
 from pathlib import Path
 
@@ -19,6 +26,96 @@ from .paths import ABSENT, ROOT, rel
 
 CACHE = ROOT / ".cache" / "regen.json"
 RUNNER = Path(__file__).parent
+RACY_NS = 50_000_000  # a stamp younger than this (50 ms) may hide a same-tick edit
+WATCHED = ("snippets", "docs", "scripts", "mkdocs.yml")  # what a regen's verdict depends on
+UNWATCHED = ("docs/assets",)  # vendored files no snippet reads (a read one is an input)
+
+
+def _stat(path: Path) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
+
+
+def _trusted(stamp: list[int] | None, taken: int) -> bool:
+    return stamp is not None and stamp[0] < taken - RACY_NS and stamp[1] < taken - RACY_NS
+
+
+class Digests:
+    """sha256 of repository files, reusing a digest whose file's stat has not changed."""
+
+    def __init__(self, known: dict[str, list]):
+        self.known = known  # rel -> [mtime, ctime, size, inode, taken, digest]
+        self.now: dict[str, list] = {}
+
+    def __call__(self, path: Path) -> str:
+        relative = rel(path)
+        if relative in self.now:
+            return self.now[relative][-1]
+        stamp, taken = _stat(path), time.time_ns()
+        if stamp is None:
+            return ABSENT
+        old = self.known.get(relative)
+        if old and old[:4] == stamp and _trusted(stamp, old[4]):
+            digest = old[5]
+        else:
+            digest = _digest(path.read_bytes())
+        self.now[relative] = [*stamp, taken, digest]
+        return digest
+
+
+def tree_stamps(extra: set[str]) -> dict[str, list[int]]:
+    """One stat per file of the watched tree and of the recorded inputs outside it."""
+    found: dict[str, list[int]] = {}
+    stack = [ROOT / name for name in WATCHED]
+    skipped = {str(ROOT / name) for name in UNWATCHED}
+    while stack:
+        path = stack.pop()
+        if path.is_file():
+            found[rel(path)] = _stat(path)
+            continue
+        with os.scandir(path) as entries:
+            for entry in entries:
+                if entry.name == "__pycache__" or entry.path in skipped:
+                    continue
+                if entry.is_dir():
+                    stack.append(Path(entry.path))
+                else:
+                    st = entry.stat()
+                    found[rel(Path(entry.path))] = [
+                        st.st_mtime_ns,
+                        st.st_ctime_ns,
+                        st.st_size,
+                        st.st_ino,
+                    ]
+    for relative in extra - found.keys():
+        found[relative] = _stat(ROOT / relative)
+    return found
+
+
+def unchanged_since_last_regen(cached: dict, stamps: dict, selected: list[str]) -> bool:
+    """True when a clean regen of these snippets ran with this very tree and environment."""
+    last = cached.get("tree")
+    return bool(
+        last
+        and last["clean"]
+        and set(selected) <= set(last["snippets"])
+        and last["environment"] == fingerprint()
+        and last["stamps"] == stamps
+        and all(_trusted(s, last["taken"]) for s in stamps.values() if s)
+    )
+
+
+def remember_tree(cached: dict, stamps: dict, taken: int, selected: list[str], clean: bool):
+    cached["tree"] = {
+        "stamps": stamps,
+        "taken": taken,
+        "snippets": selected,
+        "environment": fingerprint(),
+        "clean": clean,
+    }
 
 
 def _digest(data: bytes) -> str:
@@ -45,13 +142,9 @@ def key(settings: Settings, inputs: dict[str, str]) -> str:
     return h.hexdigest()
 
 
-def on_disk(inputs: dict[str, str]) -> dict[str, str]:
+def on_disk(inputs: dict[str, str], digests: Digests) -> dict[str, str]:
     """The same inputs, fingerprinted as they are on disk now."""
-    found = {}
-    for relative in inputs:
-        path = ROOT / relative
-        found[relative] = _digest(path.read_bytes()) if path.is_file() else ABSENT
-    return found
+    return {relative: digests(ROOT / relative) for relative in inputs}
 
 
 def load() -> dict:
@@ -61,26 +154,34 @@ def load() -> dict:
         return {}
 
 
-def entry(inputs: dict[str, str], settings: Settings, files: dict[Path, bytes]) -> dict:
+def entry(
+    inputs: dict[str, str], settings: Settings, files: dict[Path, bytes], imports: list[str]
+) -> dict:
     return {
         "key": key(settings, inputs),
         "inputs": inputs,
         "files": {rel(p): _digest(d) for p, d in files.items()},
+        "imports": imports,
     }
 
 
-def fresh(settings: Settings, cached: dict | None, on_disk_files: set[Path]) -> bool:
+def imports(keys: list[str]) -> list[str]:
+    """The installed modules these snippets' last recorded runs imported (to warm up)."""
+    runs = load().get("snippets", {})
+    return sorted({name for k in keys for name in runs.get(k, {}).get("imports", [])})
+
+
+def fresh(
+    settings: Settings, cached: dict | None, on_disk_files: set[Path], digests: Digests
+) -> bool:
     """True when re-running would change nothing: same key, and files on disk as written."""
     if not cached or "inputs" not in cached:
         return False
-    if key(settings, on_disk(cached["inputs"])) != cached["key"]:
+    if key(settings, on_disk(cached["inputs"], digests)) != cached["key"]:
         return False
     if {rel(p) for p in on_disk_files} != set(cached["files"]):
         return False
-    return all(
-        (ROOT / path).is_file() and _digest((ROOT / path).read_bytes()) == digest
-        for path, digest in cached["files"].items()
-    )
+    return all(digests(ROOT / path) == digest for path, digest in cached["files"].items())
 
 
 def notebook_key(page: Path) -> str:

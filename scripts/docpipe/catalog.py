@@ -11,7 +11,8 @@ from .paths import META, SNIPPETS, Snippet, rel
 
 DEFAULT_TIMEOUT = 120.0  # seconds; generous, since a snippet normally takes milliseconds
 DEFAULT_DURATION = 0.1  # seconds; what sharding assumes for a snippet with no recorded duration
-EXCEPTION_RULES = ("not-on-a-page",)
+EXCEPTION_RULES = ("not-on-a-page", "number-in-prose")
+EXCEPTION_KEYS = {"path", "rule", "reason", "text"}
 SNIPPET_KEYS = {"timeout", "duration", "values", "normalise"}
 
 
@@ -32,6 +33,7 @@ class Exemption:
     path: str
     rule: str
     reason: str
+    text: tuple[str, ...] = ()  # number-in-prose: the phrases whose numbers no run produces
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,15 @@ class Catalog:
 
     def exempt(self, path: str, rule: str) -> bool:
         return any(e.path == path and e.rule == rule for e in self.exemptions)
+
+    def allowed_numbers(self, page: str) -> tuple[str, ...]:
+        """Phrases of a page (path from the repository root) whose numbers are not run results."""
+        return tuple(
+            t
+            for e in self.exemptions
+            if e.path == page and e.rule == "number-in-prose"
+            for t in e.text
+        )
 
 
 def discover(root: Path = SNIPPETS) -> list[Snippet]:
@@ -93,9 +104,25 @@ def _exemption(where: str, entry: dict) -> Exemption:
     missing = {"path", "rule", "reason"} - set(entry)
     if missing:
         raise CatalogError(f"{where}: an [[exception]] lacks {sorted(missing)}")
+    name = f"{where}: [[exception]] {entry['path']}"
     if entry["rule"] not in EXCEPTION_RULES:
         raise CatalogError(
-            f"{where}: [[exception]] {entry['path']}: unknown rule {entry['rule']!r}"
-            f" (known: {', '.join(EXCEPTION_RULES)})"
+            f"{name}: unknown rule {entry['rule']!r} (known: {', '.join(EXCEPTION_RULES)})"
         )
-    return Exemption(entry["path"], entry["rule"], entry["reason"])
+    unknown = set(entry) - EXCEPTION_KEYS
+    if unknown:
+        raise CatalogError(f"{name}: unknown key(s) {sorted(unknown)}")
+    if not isinstance(entry["reason"], str) or not entry["reason"].strip():
+        raise CatalogError(f"{name}: the reason is empty; say why the rule does not apply")
+    text = entry.get("text", [])
+    if entry["rule"] == "number-in-prose":
+        if not isinstance(text, list) or not text:
+            raise CatalogError(f"{name}: number-in-prose needs text = [phrases with the number]")
+        for phrase in text:
+            if not isinstance(phrase, str) or not any(c.isdigit() for c in phrase):
+                raise CatalogError(
+                    f"{name}: text {phrase!r} holds no digit (name the phrase around the number)"
+                )
+    elif "text" in entry:
+        raise CatalogError(f"{name}: text applies only to the rule number-in-prose")
+    return Exemption(entry["path"], entry["rule"], entry["reason"], tuple(text))

@@ -62,6 +62,10 @@ class Result:
     # source, local modules (their source even when Python loaded a .pyc), data, figure code).
     inputs: dict[str, str] = field(default_factory=dict)
     writes: list[str] = field(default_factory=list)  # repository files the run opened to write
+    imported: list[str] = field(default_factory=list)  # installed packages the run imported
+    # Where a failing run stopped: the section that raised and the innermost snippet line.
+    failed_section: str | None = None
+    failed_line: int = 0
     run_seconds: float = 0.0
     figure_seconds: float = 0.0
 
@@ -69,6 +73,7 @@ class Result:
 def child_main(job: Job) -> None:
     """Entry point of the child process (forked or spawned)."""
     result = Result()
+    preloaded = set(sys.modules)  # what the fork server had already imported
     snippet = Snippet(job.key)
     scratch = Path(job.workdir) / "scratch"
     scratch.mkdir(exist_ok=True)
@@ -86,7 +91,7 @@ def child_main(job: Job) -> None:
         with figures.observing(snippet):
             _run_chunks(snippet, module, stream, result)
         result.run_seconds = time.perf_counter() - started
-        _note_local_modules(result)
+        _note_local_modules(result, preloaded)
         # What the page shows ends here: values and figures must not print into it.
         _capture_output(Path(job.workdir) / "aside.txt")
         if result.status == "ok":
@@ -94,7 +99,7 @@ def child_main(job: Job) -> None:
             started = time.perf_counter()
             result.figures = _figures(snippet, vars(module))
             result.figure_seconds = time.perf_counter() - started
-            _note_local_modules(result)
+            _note_local_modules(result, preloaded)
         if not snippet.figure_code.exists():
             result.inputs[os.path.relpath(snippet.figure_code, ROOT)] = ABSENT
     except _Failure as failure:
@@ -208,13 +213,20 @@ def _fingerprint(result: Result, path: str) -> None:
             result.inputs[relative] = ABSENT
 
 
-def _note_local_modules(result: Result) -> None:
-    # An import can be served from a .pyc (or a cache in memory) without opening the source.
-    for module in list(sys.modules.values()):
-        found = getattr(module, "__file__", None)
+def _note_local_modules(result: Result, preloaded: set[str]) -> None:
+    # An import can be served from a .pyc without opening the source. Local modules are never
+    # preloaded by the fork server, so only the modules this run added need a look.
+    new = [name for name in list(sys.modules) if name not in preloaded]
+    installed = set()
+    for name in new:
+        found = getattr(sys.modules.get(name), "__file__", None)
         path = _input_path(found) if isinstance(found, str) else None
         if path:
             _fingerprint(result, path)
+        elif isinstance(found, str) and not found.startswith(RUNNER):
+            installed.add(name)
+    # The roots of what was imported, for the fork server to import next time.
+    result.imported = sorted(n for n in installed if n.rpartition(".")[0] not in installed)
 
 
 def _watch_repository_files(result: Result) -> None:
@@ -285,7 +297,8 @@ def _run_chunks(snippet: Snippet, module, stream, result: Result) -> None:
             return
         except BaseException as e:
             traceback.print_exception(e.with_traceback(e.__traceback__.tb_next))
-            where = _innermost_line(e, snippet)
+            result.failed_section, result.failed_line = chunk.section, _innermost_line(e, snippet)
+            where = f":{result.failed_line}" if result.failed_line else ""
             raise _Failure(f"{snippet.name}{where}: {type(e).__name__}: {e}") from None
         result.sections.append((chunk.section, stream.tell()))
 
@@ -298,11 +311,11 @@ def _exit(snippet: Snippet, e: SystemExit) -> None:
     raise _Failure(f"{snippet.name}: exited with status {e.code if isinstance(e.code, int) else 1}")
 
 
-def _innermost_line(e: BaseException, snippet: Snippet) -> str:
-    line = ""
+def _innermost_line(e: BaseException, snippet: Snippet) -> int:
+    line = 0
     for frame, lineno in traceback.walk_tb(e.__traceback__):
         if frame.f_code.co_filename == str(snippet.source):
-            line = f":{lineno}"
+            line = lineno
     return line
 
 

@@ -51,9 +51,13 @@ class Session:
         self.failed: dict[Snippet, tuple[dict, str]] = {}  # snippet -> (its inputs, its error)
         self.problem = ""  # why nothing could be refreshed; shown on every page with snippets
         if self.runs:  # the fork server imports torch & co. while the first build goes on
-            from . import pool
+            from . import cache, pool
 
-            pool.start_fork_server(pool.HEAVY)
+            try:
+                keys = [s.key for s in catalog.load().snippets]
+            except catalog.CatalogError:
+                keys = []
+            pool.start_fork_server([*pool.HEAVY, *cache.imports(keys)])
 
     def refresh(self) -> None:
         try:

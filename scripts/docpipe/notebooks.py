@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import glue, pages
+from . import claims, glue, pages
 from . import record as records
-from .paths import DOCS, NOTEBOOKS, Snippet, hosted_url, rel
+from .paths import DOCS, NOTEBOOKS, Snippet, hosted_repo, hosted_url, rel
 from .sections import section_text
 
 ADMONITION = re.compile(r'^(?P<indent>\s*)(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+"(?P<title>[^"]*)")?\s*$')
@@ -42,6 +42,7 @@ def build(page: Path):
 
     page_url = hosted_url() + page.relative_to(DOCS).with_suffix("").as_posix() + "/"
     text = glue.substitute(page.read_text(encoding="utf-8"), rel(page))
+    text = claims.render(text, rel(page), *hosted_repo(), notebook=True)
     cells = [
         nbf.new_markdown_cell(
             f"*This notebook is generated from the page [{page_url}]({page_url}). Every output "

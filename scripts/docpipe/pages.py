@@ -19,6 +19,8 @@ from .sections import preprocessor
 
 IMAGE = re.compile(r"\]\((?P<target>[^)\s#]+\.svg)(?:#[\w-]+)?\)")
 VALUE = re.compile(r"\{\{\s*(?P<snippet>[\w/.-]+\.py):(?P<name>[\w-]+)\s*\}\}")
+# A checked claim (docpipe.claims): `{{ claim by_hand/leaves.py:claim-only-leaves }}`.
+CLAIM = re.compile(r"\{\{\s*claim\s+(?P<snippet>[\w/.-]+\.py):(?P<section>[A-Za-z][\w-]*)\s*\}\}")
 PLACEHOLDER = "DOCPIPEVALUE{}X"  # letters and digits only: parsed as plain text anywhere
 
 
@@ -26,9 +28,9 @@ PLACEHOLDER = "DOCPIPEVALUE{}X"  # letters and digits only: parsed as plain text
 class Use:
     page: Path
     line: int
-    kind: str  # "code", "output", "figure", "value", or "file" (any other included file)
+    kind: str  # "code", "output", "figure", "value", "claim", or "file" (any other include)
     snippet: Snippet | None  # None for a "file" include
-    detail: str  # the section, generated file, value name, or included path
+    detail: str  # the section, generated file, value name, claim's section, or included path
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,9 @@ def _uses(page: Path, mtime: int) -> tuple[Use, ...]:
     for m in VALUE.finditer(text):
         snippet = Snippet.from_path(SNIPPETS / m["snippet"])
         found.append(Use(page, line_of(m.start()), "value", snippet, m["name"]))
+    for m in CLAIM.finditer(text):
+        snippet = Snippet.from_path(SNIPPETS / m["snippet"])
+        found.append(Use(page, line_of(m.start()), "claim", snippet, m["section"]))
     return tuple(found)
 
 

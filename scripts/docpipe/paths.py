@@ -39,6 +39,16 @@ def hosted_url() -> str:
     return re.search(r'^site_url:.*"(https?://[^"]+)"', config, re.M)[1]
 
 
+def hosted_repo() -> tuple[str, str]:
+    """The repository's hosted address and the edit_uri of mkdocs.yml (defaults, as above)."""
+    import re
+
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    repo = re.search(r'^repo_url:.*"(https?://[^"]+)"', config, re.M)[1]
+    edit = re.search(r"^edit_uri:\s*(\S+)", config, re.M)
+    return repo, edit[1] if edit else ""
+
+
 @dataclass(frozen=True, order=True)
 class Snippet:
     key: str  # "examples/fit_line": the path below snippets/, without ".py"
@@ -90,8 +100,14 @@ class Snippet:
         return f"python {self.name}"
 
 
+_ROOT_PREFIX = str(ROOT) + "/"
+
+
 def rel(path: Path) -> str:
     """A path as the reader of a report types it: relative to the repository."""
+    text = os.fspath(path)
+    if text.startswith(_ROOT_PREFIX) and "/../" not in text:  # the common case, without I/O
+        return text[len(_ROOT_PREFIX) :]
     try:
         return path.resolve().relative_to(ROOT).as_posix()
     except ValueError:
@@ -111,3 +127,17 @@ def existing(snippet: Snippet) -> set[Path]:
     if not folder.is_dir():
         return set()
     return {p for p in folder.iterdir() if p.is_file() and p.name.split(".", 1)[0] == stem}
+
+
+def generated_index() -> dict[Snippet, set[Path]]:
+    """existing() for every snippet at once: one walk of docs/generated/, not one per snippet."""
+    found: dict[Snippet, set[Path]] = {}
+    stack = [GENERATED] if GENERATED.is_dir() else []
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir():
+                    stack.append(Path(entry.path))
+                elif entry.is_file():
+                    found.setdefault(owner(Path(entry.path)), set()).add(Path(entry.path))
+    return found

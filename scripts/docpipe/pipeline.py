@@ -5,16 +5,15 @@ so they run the same children in the same environment and reach the same verdict
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import cache, consistency, notebooks, writing
+from . import cache, writing
 from .catalog import Catalog
 from .machine import default_jobs
-from .pages import pages_using, uses
-from .paths import NOTEBOOKS, Snippet, existing, rel
-from .sections import SectionError, find_sections
+from .paths import NOTEBOOKS, Snippet, generated_index, rel
 
 FAILURE_TAIL = 30  # lines of a failed snippet's output (its traceback) shown in the report
 
@@ -73,6 +72,9 @@ def preflight(cat: Catalog, snippets: list[Snippet], writing_outputs: bool = Fal
     """Problems that stop regen before anything runs: the site's own (pages, includes, values,
     nav) and section markers pymdownx would read otherwise than the runner. A recorded output
     that does not exist yet is drift, not a problem: regen writes it."""
+    from . import consistency
+    from .sections import SectionError, find_sections
+
     found = []
     for snippet in snippets:
         try:
@@ -93,7 +95,10 @@ def run(snippets: list[Snippet], cat: Catalog, opts: Options, label: str, **pool
         (s.key, cat.settings[s].values, opts.timeout or cat.settings[s].timeout)
         for s in longest_first
     ]
-    heavy = pool.heavy_imports(s.source for s in snippets)
+    heavy = [
+        *pool.heavy_imports(s.source for s in snippets),
+        *cache.imports([s.key for s in snippets]),
+    ]
     try:
         outcomes = pool.run(
             work,
@@ -111,7 +116,7 @@ def run(snippets: list[Snippet], cat: Catalog, opts: Options, label: str, **pool
 
 def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | None, str]:
     """The files a run publishes, or None and the reason it cannot publish."""
-    from . import artifacts
+    from . import artifacts, claims
 
     result = outcome.result
     if result.status == "ok" and result.writes:
@@ -121,7 +126,7 @@ def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | No
         tail = outcome.output.decode("utf-8", "replace").splitlines()[-FAILURE_TAIL:]
         shown = "\n".join("    " + _clip(line) for line in tail)
         told = f"\n  its output ended with:\n{shown}" if tail else ""
-        return None, f"FAILED {result.error}{told}"
+        return None, f"FAILED {result.error}{claims.broken(snippet, result)}{told}"
     try:
         return artifacts.build(snippet, cat.settings[snippet], outcome, env), ""
     except artifacts.OutputError as e:
@@ -130,8 +135,9 @@ def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | No
 
 def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool) -> CheckResult:
     """Run every snippet and compare what it would publish with what is committed."""
-    from . import drift
+    from . import consistency, drift
     from .environment import stamp
+    from .pages import pages_using
 
     result = CheckResult(len(snippets))
     result.problems = preflight(cat, snippets, writing_outputs=True) + (
@@ -141,12 +147,13 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
     runnable = [s for s in snippets if s.name not in named]  # a broken one is a problem only
     env = stamp()
     outcomes = run(runnable, cat, opts, "check")
+    on_disk = generated_index()
     for snippet in runnable:
         files, why = publishable(snippet, cat, outcomes[snippet], env)
         if files is None:
             result.failed[snippet] = why
             continue
-        drifts = drift.compare(files, existing(snippet))
+        drifts = drift.compare(files, on_disk.get(snippet, set()))
         if drifts:
             note = drift.environment_note(drift.recorded_environment(snippet), env)
             result.drifted[snippet] = drift.report(snippet, drifts, pages_using(snippet), note)
@@ -158,7 +165,7 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
 
 def notebook_drift() -> list[str]:
     """A report for each notebook that differs from what regen would write."""
-    from . import drift
+    from . import drift, notebooks
 
     found = []
     for d in drift.compare(notebooks.expected(), set(NOTEBOOKS.glob("**/*.ipynb"))):
@@ -171,15 +178,25 @@ def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> 
     """Re-run what changed and rewrite its files; on a site problem, run and write nothing."""
     from .environment import stamp
 
+    cached = cache.load()
+    runs = cached.setdefault("snippets", {})
+    selected = [s.key for s in snippets]
+    # Stamped before anything is read: an edit saved during this regen is seen by the next.
+    taken = time.time_ns()
+    recorded_inputs = {i for entry in runs.values() for i in entry.get("inputs", {})}
+    stamps = cache.tree_stamps(recorded_inputs)
+    if not force and cache.unchanged_since_last_regen(cached, stamps, selected):
+        return RegenResult(unchanged=len(snippets))
     result = RegenResult(problems=preflight(cat, snippets, writing_outputs=True))
     if result.problems:
         return result
-    cached = cache.load()
-    runs = cached.setdefault("snippets", {})
+    digests = cache.Digests(cached.get("digests", {}))
+    on_disk = generated_index()
     stale = [
         s
         for s in snippets
-        if force or not cache.fresh(cat.settings[s], runs.get(s.key), existing(s))
+        if force
+        or not cache.fresh(cat.settings[s], runs.get(s.key), on_disk.get(s, set()), digests)
     ]
     result.unchanged, result.ran = len(snippets) - len(stale), len(stale)
     outcomes = run(stale, cat, opts, "regen") if stale else {}
@@ -191,9 +208,17 @@ def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> 
             result.failed[snippet] = why
             runs.pop(snippet.key, None)
             continue
-        result.wrote += [rel(p) for p in writing.replace(files, existing(snippet))]
-        runs[snippet.key] = cache.entry(outcome.result.inputs, cat.settings[snippet], files)
+        result.wrote += [rel(p) for p in writing.replace(files, on_disk.get(snippet, set()))]
+        # A run from a warm server does not see what the server imported for it: keep it.
+        known = [] if force else runs.get(snippet.key, {}).get("imports", [])
+        imported = sorted({*known, *outcome.result.imported})
+        runs[snippet.key] = cache.entry(
+            outcome.result.inputs, cat.settings[snippet], files, imported
+        )
     _write_notebooks(cached.setdefault("notebooks", {}), force, set(result.failed), result)
+    cached["digests"] = {**cached.get("digests", {}), **digests.now}
+    clean = not result.failed and not result.wrote and not result.kept and not result.deleted
+    cache.remember_tree(cached, stamps, taken, selected, clean)
     writing.write_atomic(
         cache.CACHE, (json.dumps(cached, indent=1, sort_keys=True) + "\n").encode()
     )
@@ -203,6 +228,9 @@ def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> 
 def _write_notebooks(cached: dict, force: bool, failed: set[Snippet], result: RegenResult):
     """Regenerate the notebooks whose page, snippets or recorded runs changed; a notebook
     showing a snippet whose run just failed keeps its old version, like the snippet's files."""
+    from . import notebooks
+    from .pages import uses
+
     wanted = {notebooks.notebook_path(p): p for p in notebooks.tutorial_pages()}
     for notebook, page in sorted(wanted.items()):
         name = rel(notebook)

@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import signal
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
@@ -71,6 +72,22 @@ def run_environment(**extra: str):
         os.environ.update(saved)
 
 
+@contextlib.contextmanager
+def _main_not_rerun():
+    """multiprocessing re-runs the parent's main script in every child (as __mp_main__) unless
+    __main__ reads as a module named "__main__"; a child runs only execute.child_main, so this
+    skips a per-snippet import of the whole command line (or of the test runner)."""
+    import importlib.machinery
+
+    main = sys.modules["__main__"]
+    saved = getattr(main, "__spec__", None)
+    main.__spec__ = importlib.machinery.ModuleSpec("__main__", None)
+    try:
+        yield
+    finally:
+        main.__spec__ = saved
+
+
 def start_fork_server(modules: Iterable[str]) -> None:
     """Start the fork server (once per process) with the run environment and warm imports."""
     from multiprocessing import forkserver
@@ -110,9 +127,8 @@ def run(
                 process = context.Process(target=execute.child_main, args=(job,), daemon=True)
                 on_start(key)
                 started = time.monotonic()
-                with run_environment(
-                    **({} if hash_seed is None else {"PYTHONHASHSEED": hash_seed})
-                ):
+                seed = {} if hash_seed is None else {"PYTHONHASHSEED": hash_seed}
+                with run_environment(**seed), _main_not_rerun():
                     process.start()
                 running[process.sentinel] = (process, job, started, started + timeout)
             now = time.monotonic()

@@ -121,8 +121,7 @@ def split(text: str, filename: str, shown: str | None = None) -> list[Chunk]:
             if inside_first or inside_last or (first < start and node.end_lineno > end):
                 raise SectionError(
                     f"{shown or filename}:{first}: a statement crosses a marker of section"
-                    f" '{name}';"
-                    " markers must sit between top-level statements"
+                    f" '{name}'; markers must sit between top-level statements"
                 )
         return None
 

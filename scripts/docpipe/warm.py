@@ -1,6 +1,8 @@
 """Imported once by the fork server that every snippet's process is forked from: it pays the
 slow imports (DOCPIPE_WARM, comma-separated) once per run instead of once per snippet.
 
+Every child needs the runner itself, so it is imported here too; the rest of the list is the
+heavy packages the snippets import and what their last runs imported (docpipe.cache.imports).
 A module that fails to import here is skipped silently on purpose: each snippet that imports it
 then fails in its own process with the real error, named, and the other snippets run.
 """
@@ -9,7 +11,9 @@ import contextlib
 import importlib
 import os
 
-from . import execute  # noqa: F401  (every child needs it: import it before the fork)
+from . import sections
+
+sections.preprocessor()  # every child reads its snippet's sections with pymdownx's grammar
 
 for _name in filter(None, os.environ.get("DOCPIPE_WARM", "").split(",")):
     with contextlib.suppress(BaseException):

@@ -12,15 +12,20 @@ snippet = Snippet("examples/fit_line")
 source = snippet.source.read_text()
 
 
-def printed(code: str) -> bytes:
-    out = io.StringIO()
+def run(code: str) -> tuple[bytes, dict]:
+    """What the code prints, and its globals after the run."""
+    out, namespace = io.StringIO(), {"__name__": "__main__"}
     with contextlib.redirect_stdout(out):
-        exec(compile(code, snippet.name, "exec"), {"__name__": "__main__"})
-    return out.getvalue().encode()
+        exec(compile(code, snippet.name, "exec"), namespace)
+    return out.getvalue().encode(), namespace
 
 
-recorded = printed(source)
-actual = printed(source.replace("lr = 0.1", "lr = 0.05"))
+recorded, committed = run(source)
+lr_before = committed["lr"]
+lr_after = lr_before / 2
+changed = source.replace(f"lr = {lr_before:g}", f"lr = {lr_after:g}", 1)
+assert changed != source, "the learning rate line was not found"
+actual, _ = run(changed)
 diff = drift.unified(snippet.output, recorded, actual)
 drifts = [drift.Drift(snippet.output, "differs", diff)]
 print(drift.report(snippet, drifts, pages_using(snippet), ""))

@@ -5,9 +5,10 @@ import torch
 torch.manual_seed(0)  # the same data as snippets/examples/fit_line.py
 
 # 100 points on the line y = 2x - 1, plus noise of std 0.1
+true_w, true_b = 2.0, -1.0
 x = torch.linspace(-1, 1, 100)
-y = 2 * x - 1 + 0.1 * torch.randn(100)
-b = -1.0  # the intercept, held fixed so that only w varies
+y = true_w * x + true_b + 0.1 * torch.randn(100)
+b = true_b  # the intercept, held at its true value so that only w varies
 
 
 def loss_at(w):

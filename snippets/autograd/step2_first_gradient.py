@@ -12,3 +12,10 @@ y.backward()  # compute dy/dx and store it in x.grad
 print(x.grad)
 print("x is a leaf:", x.is_leaf, "   y is a leaf:", y.is_leaf)
 # --8<-- [end:backward]
+
+# --8<-- [start:claim-plain-leaf]
+c = torch.tensor(2.0)  # made by you, without requires_grad
+assert c.is_leaf and not c.requires_grad
+(c * torch.tensor(1.0, requires_grad=True)).backward()
+assert c.grad is None  # a leaf that needs no gradient is given none
+# --8<-- [end:claim-plain-leaf]

@@ -3,13 +3,19 @@
 import torch
 
 w = torch.tensor(1.0, requires_grad=True)
+rate = 3.0  # L = rate * w, so dL/dw = rate, whatever w is
+calls = 3
 seen = []  # w.grad after each call, to quote below
-for call in range(1, 4):
-    loss = 3 * w  # dL/dw = 3, whatever w is
+for call in range(1, calls + 1):
+    loss = rate * w
     loss.backward()
     seen.append(w.grad.item())
     print(f"after backward call {call}: w.grad = {w.grad.item()}")
 # --8<-- [end:accumulate]
+
+# --8<-- [start:claim-backward-adds]
+assert seen == [rate * call for call in range(1, calls + 1)]  # a running sum
+# --8<-- [end:claim-backward-adds]
 
 # --8<-- [start:reset]
 # what an optimizer's zero_grad() achieves for every parameter

@@ -2,9 +2,10 @@
 # --8<-- [start:data]
 import torch
 
-torch.manual_seed(0)  # the data of Step 6
+torch.manual_seed(0)  # the data of Step 6: the line y = 2x - 1, plus noise
+true_w, true_b = 2.0, -1.0
 x = torch.linspace(-1, 1, 100)
-y = 2 * x - 1 + 0.1 * torch.randn(100)
+y = true_w * x + true_b + 0.1 * torch.randn(100)
 # --8<-- [end:data]
 
 # --8<-- [start:train]

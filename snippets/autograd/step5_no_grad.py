@@ -11,7 +11,7 @@ def describe(label, t):
     """Print whether a tensor is recorded, and the node that made it."""
     node = t.grad_fn.name() if t.grad_fn is not None else None
     grad = f"requires_grad={t.requires_grad!s:<5}"
-    print(f"{label:<12} {grad}  grad_fn={node}")
+    print(f"{label:<17} {grad}  grad_fn={node}")
 
 
 # --8<-- [end:setup]
@@ -29,9 +29,10 @@ with torch.no_grad():
     out_no_grad = inputs @ weight
 describe("no_grad", out_no_grad)
 
-detached = out.detach()  # the same numbers, cut out of the graph
+detached = out.detach()  # the same numbers, with no history
 describe("detach", detached)
 print("shares memory with out:", detached.data_ptr() == out.data_ptr())
+describe("detached @ weight", detached @ weight)  # weight still records
 
 
 @torch.no_grad()
@@ -41,3 +42,33 @@ def predict(batch):
 
 describe("decorated", predict(inputs))
 # --8<-- [end:off]
+
+# --8<-- [start:claim-no-grad-records-nothing]
+assert out_no_grad.grad_fn is None and not out_no_grad.requires_grad
+# the decorator does the same, for every call
+assert predict(inputs).grad_fn is None
+# --8<-- [end:claim-no-grad-records-nothing]
+
+# --8<-- [start:claim-detach-no-history]
+assert detached.grad_fn is None and not detached.requires_grad
+# the same memory, not a copy
+assert detached.data_ptr() == out.data_ptr()
+# detach() leaves the record that made out alone
+assert out.grad_fn is not None
+# --8<-- [end:claim-detach-no-history]
+
+
+# --8<-- [start:claim-detach-keeps-recording]
+def reaches(node, target):
+    """Whether a backward walk from node can arrive at target."""
+    following = (n for n, _ in node.next_functions if n is not None)
+    return node is target or any(reaches(n, target) for n in following)
+
+
+# recorded, because weight requires grad...
+product = detached @ weight
+assert product.grad_fn is not None
+# ...but with no way back into out's history, as there is from out itself
+assert not reaches(product.grad_fn, out.grad_fn)
+assert reaches((out @ weight).grad_fn, out.grad_fn)
+# --8<-- [end:claim-detach-keeps-recording]

@@ -27,3 +27,12 @@ for step in range(3):
     print(f"  by hand: {by_hand:g}   autograd: w.grad = {grad:g}")
     optimizer.step()  # w -= 0.1 * w.grad
 # --8<-- [end:zero]
+
+# --8<-- [start:claim-zero-grad-none]
+# by default zero_grad() removes .grad; it does not store zeros
+optimizer.zero_grad()
+assert w.grad is None
+# so the next backward() starts from nothing
+(w**2).backward()
+assert w.grad.item() == 2 * w.item()
+# --8<-- [end:claim-zero-grad-none]

@@ -28,3 +28,15 @@ print(f"dL/dh   by hand: {grad_h_hand:g}   autograd: {h.grad.item():g}")
 print(f"dL/dw   by hand: {grad_w_hand:g}   autograd: {w.grad.item():g}")
 print(f"dL/db   by hand: {grad_b_hand:g}   autograd: {b.grad.item():g}")
 # --8<-- [end:closed]
+
+# --8<-- [start:at_zero]
+# At exactly 0 the ReLU has a corner, where no slope is defined
+corner = torch.tensor(0.0, requires_grad=True)
+torch.relu(corner).backward()
+print(f"slope of the ReLU at h = 0: {corner.grad.item():g}")
+# --8<-- [end:at_zero]
+
+# --8<-- [start:claim-relu-slope-at-zero]
+# at the corner the gradient stops, as if the ReLU were closed
+assert corner.grad.item() == 0.0
+# --8<-- [end:claim-relu-slope-at-zero]

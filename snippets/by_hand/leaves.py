@@ -29,3 +29,8 @@ z.backward()
 print("y.grad with retain_grad():   ", y.grad)
 print("x.grad, as before:           ", x.grad)
 # --8<-- [end:retain]
+
+# --8<-- [start:claim-only-leaves-keep-grad]
+assert y_grad is None  # without retain_grad(), the intermediate kept nothing
+assert x.is_leaf and x.grad is not None  # the leaf kept its gradient
+# --8<-- [end:claim-only-leaves-keep-grad]

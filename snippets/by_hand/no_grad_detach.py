@@ -26,3 +26,32 @@ x.grad = None  # start again from no gradient
 (x * x.detach()).backward()  # the second factor is now a constant
 print(f"x * x.detach(): by hand: {one_hand:g}   autograd:", x.grad)
 # --8<-- [end:product]
+
+# --8<-- [start:cut]
+v = torch.tensor(3.0, requires_grad=True)
+k = torch.tensor(2.0, requires_grad=True)
+(v.detach() * k).backward()  # the only path back to v goes through detach()
+print("v.grad:", v.grad, "  k.grad:", k.grad)
+
+try:
+    (v.detach() * 2).backward()  # no path to any tensor that requires grad
+except RuntimeError as error:
+    print("RuntimeError:", error)
+# --8<-- [end:cut]
+
+# --8<-- [start:claim-detach-grad-stays-none]
+assert v.grad is None  # not 0: no gradient ever reached v
+assert k.grad.item() == v.item()  # the other factor still got its gradient
+# --8<-- [end:claim-detach-grad-stays-none]
+
+# --8<-- [start:claim-backward-without-path-raises]
+try:
+    (v.detach() * 2).backward()
+    complaint = ""
+except RuntimeError as error:
+    complaint = str(error)
+assert (
+    complaint
+    == "element 0 of tensors does not require grad and does not have a grad_fn"
+)
+# --8<-- [end:claim-backward-without-path-raises]

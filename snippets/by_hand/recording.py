@@ -1,4 +1,4 @@
-# Recording is switched on per tensor, with requires_grad=True.
+# Recording needs grad mode on and an input that requires grad.
 # --8<-- [start:opt_in]
 import torch
 
@@ -12,4 +12,19 @@ doubled = data * 2  # only data involved: nothing is recorded
 scaled = w * data  # w involved: the multiplication is recorded
 print("doubled.grad_fn:", doubled.grad_fn)
 print("scaled.grad_fn: ", scaled.grad_fn.name())
+
+with torch.no_grad():  # grad mode off for this block
+    quiet = w * data  # w involved, yet nothing is recorded
+print("quiet.grad_fn:  ", quiet.grad_fn)
 # --8<-- [end:opt_in]
+
+# --8<-- [start:claim-recording-rule]
+# grad mode is on unless switched off
+assert torch.is_grad_enabled()
+# no input requires grad: not recorded
+assert doubled.grad_fn is None and not doubled.requires_grad
+# one input does: recorded
+assert scaled.grad_fn is not None and scaled.requires_grad
+# one input does, but grad mode was off: not recorded
+assert quiet.grad_fn is None and not quiet.requires_grad
+# --8<-- [end:claim-recording-rule]

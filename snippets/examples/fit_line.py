@@ -6,8 +6,9 @@ torch.manual_seed(0)  # the same noise on every run
 
 # n points on the line y = 2x - 1, plus noise of standard deviation 0.1
 n, noise = 100, 0.1
+true_w, true_b = 2.0, -1.0  # the line the fit should find
 x = torch.linspace(-1, 1, n)
-y = 2 * x - 1 + noise * torch.randn(n)
+y = true_w * x + true_b + noise * torch.randn(n)
 
 # Two parameters to learn: leaves that record every operation on them
 w = torch.randn(1, requires_grad=True)
@@ -37,3 +38,10 @@ for step in range(201):
 
 print(f"learned line: y = {w.item():.3f} x + ({b.item():.3f})")
 # --8<-- [end:loop]
+
+# --8<-- [start:snapshots]
+snapshots = (0, 10, 80)  # three moments of the fit, drawn in the figure below
+for step in snapshots:
+    w_then, b_then, loss_then = history[step]
+    print(f"line at step {step:2d}: y = {w_then:.3f} x + ({b_then:.3f})")
+# --8<-- [end:snapshots]

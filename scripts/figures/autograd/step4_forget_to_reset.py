@@ -20,7 +20,10 @@ def runs(ns):
     left.set_yscale("log")
     left.set_xlabel("step")
     left.set_ylabel("loss (log scale)")
-    right.axhline(2, color=ink("muted"), lw=1, ls=":", zorder=0, label="w = 2 (true slope)")
+    true_w = ns["true_w"]
+    right.axhline(
+        true_w, color=ink("muted"), lw=1, ls=":", zorder=0, label=f"w = {true_w:g} (true slope)"
+    )
     right.set_xlabel("step")
     right.set_ylabel("weight w")
     for ax in (left, right):

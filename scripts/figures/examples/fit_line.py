@@ -1,10 +1,8 @@
-"""Step 6: the data, the model line at steps 0, 10 and 80, and the loss curve."""
+"""Step 6: the data, the model line at the snippet's snapshot steps, and the loss curve."""
 
 import matplotlib.pyplot as plt
 
 from docpipe.figures import ink
-
-SHOWN = (0, 10, 80)  # the steps whose line is drawn; the page quotes step 80
 
 
 # --8<-- [start:draw]
@@ -14,14 +12,14 @@ def fit(ns):
     ax.plot(x, y, "o", ms=3.2, color=ink("muted"), alpha=0.8, label="data")
     # --8<-- [end:draw]
     ends = [x[0], x[-1]]
-    colors = {0: "C1", 10: "C4", 80: "C0"}
-    for step in SHOWN:
+    shown = ns["snapshots"]  # the steps the snippet printed a line for
+    for step, color in zip(shown, ("C1", "C4", "C0"), strict=True):
         w, b, loss = history[step]
         ax.plot(
             ends,
             [w * ends[0] + b, w * ends[1] + b],
-            color=colors[step],
-            lw=2.2 if step == SHOWN[-1] else 1.6,
+            color=color,
+            lw=2.2 if step == shown[-1] else 1.6,
             label=f"step {step}: y = {w:.2f} x {'+' if b >= 0 else '−'} {abs(b):.2f}",
         )
     ax.set_xlabel("x")

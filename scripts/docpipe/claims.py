@@ -1,0 +1,179 @@
+"""Checked claims: a sentence about what PyTorch does, backed by `assert`s in a snippet section.
+
+In a page, `{{ claim by_hand/no_grad_detach.py:claim-detach-keeps-w }}` right after a sentence
+says that the section `claim-detach-keeps-w` of snippets/by_hand/no_grad_detach.py checks the
+sentence; the asserts run with the snippet like every other line. This module finds the markers
+and the sentence each one backs, names the problems of a marker (site check), renders it (a small
+link to the checking lines, site and notebooks), and turns a failing claim section into a report
+naming the page, the sentence and the failing assert.
+"""
+
+from __future__ import annotations
+
+import ast
+import html
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import record as records
+from .pages import CLAIM, markdown_pages
+from .paths import DOCS, SNIPPETS, Snippet, rel
+from .sections import SectionError, find_sections
+
+# Anything that starts like a claim marker, to name the ones CLAIM does not accept.
+LOOSE = re.compile(r"\{\{\s*claim\b[^}<]*\}\}")  # <placeholders> document the syntax
+# A sentence ends at . ! or ? followed by white space; the next one starts with a capital,
+# a code span, a link, a value or math.
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[({$\"])")
+BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+\.\s|#|!!!|\?\?\?|<|\|)")
+MARK = "\u2713"  # a check mark
+
+
+class ClaimError(Exception):
+    """A marker that cannot be rendered; the message names page and line."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    page: Path
+    line: int
+    snippet: Snippet
+    section: str
+    sentence: str  # the sentence the marker follows, as written in the page
+
+
+def find(page: Path) -> list[Claim]:
+    text = page.read_text(encoding="utf-8")
+    return [
+        Claim(
+            page,
+            text.count("\n", 0, m.start()) + 1,
+            Snippet.from_path(SNIPPETS / m["snippet"]),
+            m["section"],
+            sentence_before(text, m.start()),
+        )
+        for m in CLAIM.finditer(text)
+    ]
+
+
+def sentence_before(text: str, pos: int) -> str:
+    """The last sentence of the block that ends where the marker starts."""
+    lines = text[:pos].split("\n")
+    block = [lines.pop()]
+    while lines and lines[-1].strip() and not BLOCK_START.match(block[0]):
+        block.insert(0, lines.pop())
+    prose = " ".join(line.strip() for line in block)
+    prose = CLAIM.split(prose)[-1] if CLAIM.search(prose) else prose
+    prose = re.sub(r"^(?:[-*+]|\d+\.)\s+", "", prose.strip())
+    return SENTENCE_END.split(prose)[-1].strip()
+
+
+def checks(snippet: Snippet, section: str) -> tuple[int, int]:
+    """The (first, last) lines of the section's body; ClaimError if it cannot check anything."""
+    if not snippet.source.is_file():
+        raise ClaimError(f"{snippet.name} does not exist")
+    text = snippet.source.read_text(encoding="utf-8")
+    try:
+        span = find_sections(text, snippet.name).get(section)
+        tree = ast.parse(text, snippet.name)
+    except (SectionError, SyntaxError) as e:
+        raise ClaimError(str(e)) from None
+    if span is None:
+        raise ClaimError(f"{snippet.name} has no section '{section}' to check the claim")
+    first, last = span
+    if not any(isinstance(n, ast.Assert) and first <= n.lineno <= last for n in ast.walk(tree)):
+        raise ClaimError(
+            f"section '{section}' of {snippet.name} holds no assert, so it checks nothing"
+        )
+    return span
+
+
+def problems(docs: Path = DOCS) -> list[str]:
+    """Every marker that is malformed or names a section without an assert, by page:line."""
+    found = []
+    for page in markdown_pages(docs):
+        text = page.read_text(encoding="utf-8")
+        for m in LOOSE.finditer(text):
+            if not CLAIM.fullmatch(m[0]):
+                line = text.count("\n", 0, m.start()) + 1
+                found.append(
+                    f"{rel(page)}:{line}: {m[0]} is not a claim marker"
+                    " (write {{ claim <key>.py:<section> }})"
+                )
+        for claim in find(page):
+            if not claim.snippet.source.is_file():
+                continue  # consistency names a missing snippet once, whatever uses it
+            try:
+                checks(claim.snippet, claim.section)
+            except ClaimError as e:
+                found.append(f"{rel(page)}:{claim.line}: {e}")
+                continue
+            if _printed(claim.snippet, claim.section):
+                found.append(
+                    f"{rel(page)}:{claim.line}: section '{claim.section}' of {claim.snippet.name}"
+                    " prints, but no page shows a claim's code: check silently with assert"
+                )
+    return found
+
+
+def _printed(snippet: Snippet, section: str) -> bool:
+    """Whether the recorded run shows output from the section (pages never show its code)."""
+    try:
+        return bool(records.load(snippet).output_of(section))
+    except records.RecordError:
+        return False  # not recorded yet: the drift check names that
+
+
+def broken(snippet: Snippet, result, docs: Path = DOCS) -> str:
+    """Report lines for a run that failed inside a section that pages cite as a claim."""
+    if not result.failed_section:
+        return ""
+    cited = [
+        c
+        for page in markdown_pages(docs)
+        for c in find(page)
+        if c.snippet == snippet and c.section == result.failed_section
+    ]
+    if not cited:
+        return ""
+    where = f"{snippet.name}:{result.failed_line}" if result.failed_line else snippet.name
+    out = [
+        f"\n  CLAIM NO LONGER HOLDS: {where} (section '{result.failed_section}') checks what"
+        + (" these pages say:" if len(cited) > 1 else " this page says:")
+    ]
+    out += [f'    {rel(c.page)}:{c.line}: "{c.sentence}"' for c in cited]
+    out.append("  correct the sentence (and its check), or find what changed in the run")
+    return "\n".join(out)
+
+
+def code_url(repo_url: str, edit_uri: str, snippet: Snippet, span: tuple[int, int]) -> str:
+    """The checking lines in the hosted repository (the branch is the one edit_uri names)."""
+    branch = m[1] if (m := re.match(r"(?:edit|blob)/([^/]+)/", edit_uri or "")) else "main"
+    return f"{repo_url.rstrip('/')}/blob/{branch}/{snippet.name}#L{span[0]}-L{span[1]}"
+
+
+def render(markdown: str, page: str, repo_url: str, edit_uri: str, notebook: bool = False) -> str:
+    """Replace each marker (and the space before it) by a small link to the checking code."""
+
+    def marker(m: re.Match) -> str:
+        line = markdown.count("\n", 0, m.start("claim")) + 1
+        snippet = Snippet.from_path(SNIPPETS / m["snippet"])
+        try:
+            span = checks(snippet, m["section"])
+            torch = records.load(snippet).environment["torch"]
+        except (ClaimError, records.RecordError) as e:
+            if notebook:  # the site check names the broken marker; the notebook keeps it
+                return m[0]
+            raise ClaimError(f"{page}:{line}: {e}") from None
+        url = code_url(repo_url, edit_uri, snippet, span)
+        tip = (
+            f"Checked claim: the asserts in {snippet.name}, lines {span[0]}\u2013{span[1]},"
+            f" hold in the recorded run with torch {torch}"
+        )
+        if notebook:
+            return f'[{MARK}]({url} "{tip}")'
+        tip = html.escape(tip)
+        return f'<a class="checked-claim" href="{url}" title="{tip}" aria-label="{tip}">{MARK}</a>'
+
+    return re.sub(r"[ \t]*\n?[ \t]*(?P<claim>" + CLAIM.pattern + ")", marker, markdown)

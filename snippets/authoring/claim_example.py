@@ -1,0 +1,21 @@
+# A checked claim as a page and a snippet write it: the lines of the main
+# page that end with the marker, the sentence the runner reads as backed by
+# it, and the body of the section the marker names, with line numbers.
+from docpipe.claims import find
+from docpipe.paths import DOCS, rel
+from docpipe.sections import find_sections
+
+page = DOCS / "autograd-backward.md"
+claim = next(c for c in find(page) if c.section == "claim-paths-add")
+page_lines = page.read_text().splitlines()
+print(rel(page))
+for number in (claim.line - 1, claim.line):
+    print(f"{number}: {page_lines[number - 1]}")
+print(f"the sentence it backs: {claim.sentence}")
+
+source = claim.snippet.source.read_text()
+first, last = find_sections(source, claim.snippet.name)[claim.section]
+print()
+print(f"{claim.snippet.name}, section '{claim.section}'")
+for number in range(first, last + 1):
+    print(f"{number}: {source.splitlines()[number - 1]}")

@@ -1,0 +1,46 @@
+# Gradient accumulation: one backward() per piece of a batch; they add up.
+# --8<-- [start:pieces]
+import torch
+
+torch.manual_seed(0)
+# one batch of examples for the model w * x
+x, y = torch.randn(10), torch.randn(10)
+batch = len(x)
+
+
+def accumulated(sizes, weights):
+    """w.grad at w = 1 after one backward() per piece (its loss * weight)."""
+    w = torch.tensor(1.0, requires_grad=True)
+    for xs, ys, weight in zip(
+        x.split(sizes), y.split(sizes), weights, strict=True
+    ):
+        piece_loss = ((w * xs - ys) ** 2).mean()  # the mean over this piece
+        (weight * piece_loss).backward()  # adds into w.grad
+    return w.grad.item()
+
+
+whole = accumulated([batch], [1.0])
+print(f"the whole batch at once:       w.grad = {whole:.4f}")
+cuts = {}  # "5 + 5" -> w.grad (divided by the pieces, weighted by size)
+for sizes in ([5, 5], [7, 3]):
+    name = " + ".join(str(size) for size in sizes)
+    divided = accumulated(sizes, [1 / len(sizes)] * len(sizes))
+    weighted = accumulated(sizes, [size / batch for size in sizes])
+    cuts[name] = (divided, weighted)
+    print(f"{name}, each loss / {len(sizes)}:        w.grad = {divided:.4f}")
+    print(f"{name}, each loss * size/{batch}:  w.grad = {weighted:.4f}")
+# --8<-- [end:pieces]
+
+# --8<-- [start:claim-equal-pieces]
+# float32 sums taken in another order differ in the last digits only
+close = 1e-5
+# equal pieces: dividing by their number gives the whole batch's gradient
+assert abs(cuts["5 + 5"][0] - whole) < close
+# pieces of any sizes: so does weighting each by its share
+assert all(abs(weighted - whole) < close for _, weighted in cuts.values())
+# --8<-- [end:claim-equal-pieces]
+
+# --8<-- [start:claim-unequal-pieces]
+# unequal pieces divided by their number: another gradient
+assert abs(cuts["7 + 3"][0] - whole) > 0.1
+# --8<-- [end:claim-unequal-pieces]

@@ -1,0 +1,150 @@
+"""No number typed by hand in prose: the site's pages pass, a typed number is named by page and
+line, the allow-list is validated and cannot go stale."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from docpipe import catalog, prose
+from docpipe.paths import META
+
+PAGE = """
+# Step 1: the {{ a.py:n }} points
+
+The slope is 2, and `w = 3` is code, $w = 4$ is math, {{ a.py:w }} is a value.
+
+```python
+x = 5  # a code block
+```
+
+!!! note "Seen 6 times"
+    Inside an admonition: 7.
+
+| a | b |
+| --- | --- |
+| `8` | nine 9 |
+
+<figure markdown="span">
+  ![Alt text with 10 in it](generated/a.svg)
+  <figcaption>A caption with 11 and <code>12</code>.</figcaption>
+</figure>
+
+$$
+13 + 14
+$$
+"""
+
+
+def numbers(text: str, allowed: tuple[str, ...] = ()) -> list[tuple[int, str]]:
+    found = []
+    for chunk in prose.prose(textwrap.dedent(text).lstrip("\n")):
+        for m in prose.NUMBER.finditer(chunk.text):
+            if not prose._covering(chunk.text, m.start(), m.end(), allowed):
+                found.append((chunk.line, m[0]))
+    return found
+
+
+def test_prose_is_read_outside_code_math_and_values_with_the_right_lines():
+    assert numbers(PAGE) == [
+        (1, "1"),
+        (3, "2"),
+        (9, "6"),
+        (10, "7"),
+        (14, "9"),
+        (17, "10"),
+        (18, "11"),
+    ]
+
+
+def test_an_allowed_phrase_covers_its_number_only():
+    assert numbers("Step 1 and 1 more.\n", ("Step 1",)) == [(1, "1")]
+
+
+def test_the_site_has_no_number_typed_by_hand(site_catalog):
+    assert prose.problems(site_catalog) == []
+
+
+def test_a_typed_number_is_named_with_page_and_line(tmp_path):
+    page = tmp_path / "docs" / "x.md"
+    page.parent.mkdir()
+    page.write_text("# Title\n\nThe slope is\n2 at the start.\n")
+    found, used = prose.typed_numbers(page, ())
+    assert len(found) == 1 and not used
+    assert found[0].endswith(
+        "x.md:4: the number 2 is typed by hand in prose (...2 at the start....); quote it from a"
+        " run with {{ <key>.py:<name> }}, or allow its phrase in snippets.toml (rule"
+        " number-in-prose) with the reason"
+    )
+
+
+def test_a_stale_allowed_phrase_is_named(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Home\n")
+    cat = catalog.Catalog(
+        {},
+        (catalog.Exemption("docs/index.md", "number-in-prose", "why", ("Step 9",)),),
+    )
+    problems = prose.problems(cat, docs)
+    assert len(problems) == 1
+    assert problems[0].startswith("snippets/snippets.toml: number-in-prose phrase 'Step 9' of ")
+
+
+def write_meta(tmp_path, entry: str):
+    meta = tmp_path / "snippets.toml"
+    meta.write_text("[[exception]]\n" + textwrap.dedent(entry))
+    (tmp_path / "snippets").mkdir(exist_ok=True)
+    return meta
+
+
+@pytest.mark.parametrize(
+    ("entry", "error"),
+    [
+        (
+            'path = "docs/a.md"\nrule = "number-in-prose"\nreason = "r"\n',
+            "number-in-prose needs text = [phrases with the number]",
+        ),
+        (
+            'path = "docs/a.md"\nrule = "number-in-prose"\ntext = ["Step"]\nreason = "r"\n',
+            "text 'Step' holds no digit (name the phrase around the number)",
+        ),
+        (
+            'path = "docs/a.md"\nrule = "number-in-prose"\ntext = ["Step 1"]\nreason = " "\n',
+            "the reason is empty; say why the rule does not apply",
+        ),
+        (
+            'path = "snippets/a.py"\nrule = "not-on-a-page"\ntext = ["1"]\nreason = "r"\n',
+            "text applies only to the rule number-in-prose",
+        ),
+        (
+            'path = "docs/a.md"\nrule = "number-in-prose"\ntext = ["1"]\nreason = "r"\nwhy = 1\n',
+            "unknown key(s) ['why']",
+        ),
+    ],
+)
+def test_a_bad_allow_list_entry_is_refused_by_the_catalog(tmp_path, entry, error):
+    meta = write_meta(tmp_path, entry)
+    with pytest.raises(catalog.CatalogError) as e:
+        catalog.load(meta, tmp_path / "snippets")
+    assert str(e.value).endswith(error)
+
+
+def test_every_allowed_phrase_has_its_reason():
+    cat = catalog.load(META)
+    allowed = [e for e in cat.exemptions if e.rule == "number-in-prose"]
+    assert allowed and all(e.reason.strip() and e.text for e in allowed)
+
+
+def test_check_fails_on_a_typed_number_and_passes_once_it_is_allowed(sandbox):
+    sandbox.write("docs/index.md", "# Sandbox\n\nIt took 3 steps.\n")
+    run = sandbox.regen("--check")
+    assert run.returncode == 2
+    assert "PROBLEM docs/index.md:3: the number 3 is typed by hand in prose" in run.stderr
+    sandbox.write(
+        "snippets/snippets.toml",
+        '[[exception]]\npath = "docs/index.md"\nrule = "number-in-prose"\n'
+        'text = ["took 3 steps"]\nreason = "an example"\n',
+    )
+    assert sandbox.regen("--check").returncode == 0
