@@ -16,7 +16,11 @@ PAGE = DOCS / "authoring.md"
 
 
 def blocks() -> dict[str, str]:
-    return {m["title"]: m["body"] for m in BLOCK.finditer(PAGE.read_text())}
+    """The titled blocks of the section "A complete example", by title."""
+    text = PAGE.read_text()
+    example = text[text.index("## A complete example") :]
+    example = example[: example.index("\n## ", 1)]
+    return {m["title"]: m["body"] for m in BLOCK.finditer(example)}
 
 
 def test_the_example_files_are_shown_exactly():
