@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test check regen audit bench lint format system-deps clean
+.PHONY: serve build test check regen audit bench lint format system-deps node-deps clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,20 @@ system-deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	  else echo "chromium is missing and cannot be installed here (needs root and apt-get): browser tests will skip"; fi; }
 
+# ==== npm tools for the browser tests (axe-core, for tests/test_accessibility.py) ====
+# `npm ci` installs exactly what package-lock.json pins into node_modules/, again whenever
+# either file changes. Without npm (and no root to apt-get it) the audit skips, loudly.
+node-deps: node_modules/.package-lock.json
+
+node_modules/.package-lock.json: package.json package-lock.json
+	@command -v npm >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; \
+	  fi; }
+	@if command -v npm >/dev/null; then npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm is missing and cannot be installed here (needs root and apt-get): the accessibility audit will skip"; fi
+# ==== end of npm tools ====
+
 # ruff over the code; actionlint and zizmor over the workflows (offline: no GitHub API).
 lint: $(VENV)/.dev
 	$(BIN)/ruff check scripts snippets tests
@@ -44,7 +58,7 @@ format: $(VENV)/.dev
 	$(BIN)/ruff format scripts snippets tests
 	$(BIN)/ruff check --fix scripts snippets tests
 
-test: $(VENV)/.dev system-deps lint
+test: $(VENV)/.dev system-deps node-deps lint
 	$(BIN)/python -m pytest
 
 check: $(VENV)/.dev

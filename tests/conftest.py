@@ -97,6 +97,24 @@ def sandbox(tmp_path):
     return box
 
 
+# The browser fixtures live here so that every browser test module (test_browser.py,
+# test_accessibility.py) shares one site build and one chromium per session.
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    from test_browser import served_site
+
+    with served_site(tmp_path_factory.mktemp("site")) as origin:
+        yield origin
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from test_browser import launched_chromium
+
+    with launched_chromium() as b:
+        yield b
+
+
 def pytest_terminal_summary(terminalreporter):
     browser_tests = sys.modules.get("test_browser")
     if browser_tests and browser_tests.TAKEN:

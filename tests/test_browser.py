@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -66,11 +67,11 @@ def chromium() -> str:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory):
-    """The built site on loopback, under the same path as when hosted, and built with
-    site_url pointing here (instant navigation only follows links under site_url)."""
-    site = tmp_path_factory.mktemp("site")
+@contextmanager
+def served_site(site: Path):
+    """The site built into `site` and served on loopback, under the same path as when hosted,
+    and built with site_url pointing here (instant navigation only follows links under
+    site_url). Yields the origin; conftest.py makes it the session's `server` fixture."""
     base = site_base()
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(site, base))
     origin = f"http://127.0.0.1:{httpd.server_address[1]}{base.rstrip('/')}"
@@ -107,8 +108,9 @@ def _handler(site: Path, base: str):
     return Handler
 
 
-@pytest.fixture(scope="session")
-def browser():
+@contextmanager
+def launched_chromium():
+    """Chromium driven by playwright; conftest.py makes it the session's `browser` fixture."""
     executable = chromium()
     from playwright.sync_api import sync_playwright
 
@@ -149,6 +151,7 @@ class Visit:
     def open(self, path: str) -> None:
         self.page.goto(self.origin + path, wait_until="networkidle")
         self.wait_for_math()
+        self.wait_for_images()
 
     def wait_for_math(self) -> None:
         """Wait until KaTeX has handled every formula; a formula it cannot handle is left
@@ -163,6 +166,27 @@ class Visit:
             )
         except Timeout:
             pass
+
+    def wait_for_images(self) -> None:
+        """After instant navigation the load state is already reached while the new page's
+        images still load: wait until each has finished (a broken one finishes too, with
+        naturalWidth 0, so problems() still names it)."""
+        from playwright.sync_api import TimeoutError as Timeout
+
+        try:
+            self.page.wait_for_function(
+                "() => [...document.images].every(i => i.complete)", timeout=10_000
+            )
+        except Timeout:
+            pass
+        # `complete` can be true before an SVG has its size; decode() settles once it has
+        # one (or rejects for a broken image), within a bound.
+        self.page.evaluate(
+            """() => Promise.race([
+                Promise.all([...document.images].map(i => i.decode().catch(() => null))),
+                new Promise(done => setTimeout(done, 10000)),
+            ])"""
+        )
 
     def problems(self, path: str) -> list[str]:
         found = [f"{path}: request to an outside host: {u}" for u in self.outside]
@@ -225,6 +249,7 @@ def test_instant_navigation_by_clicking_renders_math_and_figures(browser, server
             link.first.click()
             visit.page.wait_for_load_state("networkidle")
             visit.wait_for_math()
+            visit.wait_for_images()
             path = urlparse(visit.page.url).path.removeprefix(site_base().rstrip("/"))
             seen.append(path)
             assert visit.page.evaluate("() => window.__sameDocument === true"), (

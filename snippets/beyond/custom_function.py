@@ -1,0 +1,87 @@
+# A custom autograd Function: softplus with a stable forward and backward.
+# --8<-- [start:naive]
+import torch
+from torch.autograd.gradcheck import GradcheckError
+
+x = torch.tensor([0.0, 1.0, 100.0], requires_grad=True)
+naive = torch.log(1 + torch.exp(x))  # exp(100) overflows float32 to inf
+naive.sum().backward()
+naive_grad = x.grad
+print("naive softplus:", naive)
+print("its gradient:  ", naive_grad)
+# --8<-- [end:naive]
+
+
+# --8<-- [start:function]
+class Softplus(torch.autograd.Function):
+    """log(1 + exp(x)), computed without overflow."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)  # backward needs x itself
+        # log(1 + exp(x)) = max(x, 0) + log(1 + exp(-|x|)): exp(-|x|) <= 1
+        return x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        # d/dx log(1 + exp(x)) = exp(x) / (1 + exp(x)) = sigmoid(x)
+        return grad_output * torch.sigmoid(x)  # one gradient per input
+
+
+x = torch.tensor([0.0, 1.0, 100.0], requires_grad=True)
+out = Softplus.apply(x)  # apply, never forward() directly
+out.sum().backward()
+print("Softplus:      ", out)
+print("its gradient:  ", x.grad)
+# --8<-- [end:function]
+
+# --8<-- [start:claim-custom-node]
+assert type(out.grad_fn).__name__ == "SoftplusBackward"  # our backward
+assert torch.isfinite(out).all() and torch.isfinite(x.grad).all()
+# --8<-- [end:claim-custom-node]
+
+# --8<-- [start:gradcheck]
+torch.manual_seed(0)
+points = torch.randn(4, dtype=torch.double, requires_grad=True)
+print("gradcheck:", torch.autograd.gradcheck(Softplus.apply, (points,)))
+# --8<-- [end:gradcheck]
+
+
+# --8<-- [start:wrong]
+class ForgetfulSoftplus(Softplus):
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return torch.sigmoid(x)  # wrong: the factor grad_output is missing
+
+
+try:
+    torch.autograd.gradcheck(ForgetfulSoftplus.apply, (points,))
+except GradcheckError as e:  # a subclass of RuntimeError
+    print(f"GradcheckError: {e}")
+# --8<-- [end:wrong]
+
+# --8<-- [start:one_point]
+one_point = torch.tensor([0.5], dtype=torch.double, requires_grad=True)
+try:
+    torch.autograd.gradcheck(ForgetfulSoftplus.apply, (one_point,))
+except GradcheckError as e:
+    print(f"GradcheckError: {e}")
+# --8<-- [end:one_point]
+
+# --8<-- [start:claim-zero-grad-output]
+seen = []  # every grad_output gradcheck hands to backward
+
+
+class WatchedSoftplus(Softplus):
+    @staticmethod
+    def backward(ctx, grad_output):
+        seen.append(grad_output.clone())
+        return Softplus.backward(ctx, grad_output)
+
+
+assert torch.autograd.gradcheck(WatchedSoftplus.apply, (one_point,))
+assert any(torch.all(g == 0) for g in seen)  # one of them was all zeros
+assert any(torch.all(g == 1) for g in seen)  # and one a one-hot 1
+# --8<-- [end:claim-zero-grad-output]

@@ -1,0 +1,14 @@
+# Exercise: one weight used in three terms.
+# --8<-- [start:check]
+import torch
+
+a, b = 2.0, 5.0
+w = torch.tensor(3.0, requires_grad=True)
+z = w * a + w * b + w * w  # w is used four times
+
+# By hand, one term per use of w: a, b, and w twice (for w * w)
+grad_hand = a + b + w.item() + w.item()
+z.backward()
+print(f"by hand:  a + b + 2w = {grad_hand:g}")
+print(f"autograd: w.grad     = {w.grad.item():g}")
+# --8<-- [end:check]

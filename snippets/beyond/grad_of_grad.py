@@ -1,0 +1,42 @@
+# autograd.grad returns gradients; create_graph=True records its work too.
+# --8<-- [start:grad]
+import torch
+
+x = torch.tensor(3.0, requires_grad=True)
+y = x**3
+
+(dy_dx,) = torch.autograd.grad(y, x)  # one gradient per input, returned
+print("returned:", dy_dx)
+print("x.grad:  ", x.grad)
+# --8<-- [end:grad]
+
+# --8<-- [start:claim-grad-returns]
+assert x.grad is None  # autograd.grad added nothing into .grad
+# --8<-- [end:claim-grad-returns]
+
+# --8<-- [start:second]
+y = x**3
+(dy_dx,) = torch.autograd.grad(y, x, create_graph=True)  # record it
+print("dy/dx   =", dy_dx)  # it has a grad_fn: a graph you can walk again
+(d2y_dx2,) = torch.autograd.grad(dy_dx, x)
+print("d2y/dx2 =", d2y_dx2)
+print(f"by hand: 3x² = {3 * x.item() ** 2:g}   6x = {6 * x.item():g}")
+# --8<-- [end:second]
+
+# --8<-- [start:claim-create-graph]
+assert dy_dx.grad_fn is not None  # create_graph=True recorded the backward
+y = x**3
+assert torch.autograd.grad(y, x)[0].grad_fn is None  # without it: a number
+# --8<-- [end:claim-create-graph]
+
+# --8<-- [start:curves]
+xs = torch.linspace(-3.5, 3.5, 141, requires_grad=True)
+ys = xs**3
+# Each ys[i] depends on xs[i] only, so the gradient of the sum holds
+# every dys[i]/dxs[i] at once.
+(slopes,) = torch.autograd.grad(ys.sum(), xs, create_graph=True)
+(curvatures,) = torch.autograd.grad(slopes.sum(), xs)
+at = 130  # the index of x = 3 on this grid
+print(f"at x = {xs[at].item():g}: y = {ys[at].item():g}, ", end="")
+print(f"dy/dx = {slopes[at].item():g}, d2y/dx2 = {curvatures[at].item():g}")
+# --8<-- [end:curves]

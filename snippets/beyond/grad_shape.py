@@ -1,0 +1,26 @@
+# .grad has the shape of its tensor, whatever the shape of the output.
+# --8<-- [start:shape]
+import torch
+
+x = torch.tensor([0.0, 1.0, 2.0, 3.0], requires_grad=True)
+y = 2 * (x @ x)  # 2 * (x0² + x1² + x2² + x3²): one number
+y.backward()
+grad_hand = [4 * value for value in x.tolist()]  # by hand: dy/dx = 4x
+print("y =", y.item())
+print("by hand:  4x     =", grad_hand)
+print("autograd: x.grad =", x.grad.tolist())
+print("shapes:", tuple(x.shape), tuple(x.grad.shape))
+# --8<-- [end:shape]
+
+# --8<-- [start:matrix]
+W = torch.ones(2, 3, requires_grad=True)  # a weight matrix
+inputs = torch.tensor([1.0, 2.0, 3.0])
+(W @ inputs).sum().backward()
+print("W.grad, one entry per weight:")
+print(W.grad)
+# --8<-- [end:matrix]
+
+# --8<-- [start:claim-grad-shape]
+assert x.grad.shape == x.shape  # .grad has the shape of its tensor
+assert W.grad.shape == W.shape
+# --8<-- [end:claim-grad-shape]

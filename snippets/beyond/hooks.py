@@ -1,0 +1,34 @@
+# Hooks see, and may replace, the gradient flowing through a tensor.
+# --8<-- [start:watch]
+import torch
+
+x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+y = x**3
+loss = (y**2).sum()
+
+
+def show(grad):
+    print(
+        "the gradient arriving at y:", grad.tolist()
+    )  # returns None: unchanged
+
+
+handle = y.register_hook(show)
+loss.backward()
+plain_grad = x.grad  # kept, to compare with the clipped run below
+print("x.grad:", plain_grad.tolist())
+handle.remove()  # the hook stays on y until removed
+# --8<-- [end:watch]
+
+# --8<-- [start:claim-hook-stores-nothing]
+assert not y.retains_grad  # the hook saw y's gradient; nothing kept it
+# --8<-- [end:claim-hook-stores-nothing]
+
+# --8<-- [start:clip]
+x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+y = x**3
+loss = (y**2).sum()
+y.register_hook(lambda grad: grad.clamp(-1.0, 1.0))  # returns a new one
+loss.backward()
+print("x.grad, y's gradient clipped to [-1, 1]:", x.grad.tolist())
+# --8<-- [end:clip]

@@ -1,0 +1,49 @@
+# Whole Jacobians with torch.func.jacrev, and what backward(gradient=v) is.
+# --8<-- [start:diagonal]
+import torch
+from torch.func import jacrev
+
+
+def square(t):
+    return t**2
+
+
+t = torch.tensor([1.0, 2.0, 3.0])
+J = jacrev(square)(t)  # J[i, j] = d square(t)[i] / d t[j]
+print(J)
+same = torch.autograd.functional.jacobian(square, t)  # the older API
+print("autograd.functional.jacobian agrees:", torch.equal(J, same))
+# --8<-- [end:diagonal]
+
+# --8<-- [start:vjp]
+v = torch.tensor([1.0, 0.1, 0.01])
+t.requires_grad_(True)
+square(t).backward(gradient=v)  # what backward computes: v @ J
+print("backward(gradient=v):", t.grad)
+print("v @ J:               ", v @ J)
+# --8<-- [end:vjp]
+
+# --8<-- [start:claim-vjp]
+assert torch.allclose(t.grad, v @ J)  # backward(gradient=v) computes vᵀJ
+# --8<-- [end:claim-vjp]
+
+
+# --8<-- [start:softmax]
+def softmax(z):
+    return torch.softmax(z, dim=0)  # probabilities that sum to 1
+
+
+logits = torch.tensor([2.0, 1.0, 0.1, -1.0])
+probs = softmax(logits)
+J_softmax = jacrev(softmax)(logits)
+print("probs:", probs.round(decimals=3))
+print(J_softmax.round(decimals=3))
+column_sums = J_softmax.sum(dim=0)
+sums_to_zero = torch.allclose(column_sums, torch.zeros(4), atol=1e-6)
+print("every column sums to 0 (up to rounding):", sums_to_zero)
+# --8<-- [end:softmax]
+
+# --8<-- [start:claim-softmax-columns]
+# The probabilities always sum to 1, so no nudge of a logit changes the sum.
+assert torch.allclose(column_sums, torch.zeros(4), atol=1e-6)
+# --8<-- [end:claim-softmax-columns]

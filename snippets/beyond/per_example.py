@@ -1,0 +1,49 @@
+# One gradient per example: torch.func.vmap over torch.func.grad.
+# --8<-- [start:setup]
+import torch
+from torch.func import grad, vmap
+
+torch.manual_seed(0)
+inputs = torch.randn(5, 3)  # five examples, three features each
+targets = torch.randn(5)
+w = torch.randn(3)  # the weights of a linear model
+
+
+def example_loss(w, x, target):
+    """The squared error of the model on one example."""
+    return (x @ w - target) ** 2
+
+
+# --8<-- [end:setup]
+
+# --8<-- [start:vmap]
+# grad(example_loss) differentiates with respect to its first argument, w;
+# vmap runs it once per row of inputs and targets (in_dims=0), w shared.
+per_example_grad = vmap(grad(example_loss), in_dims=(None, 0, 0))
+per_example = per_example_grad(w, inputs, targets)
+print("vmap(grad(...)), one row per example:")
+print(per_example)
+# --8<-- [end:vmap]
+
+# --8<-- [start:loop]
+rows = []
+for x, target in zip(inputs, targets, strict=True):
+    w_leaf = w.clone().requires_grad_(True)
+    example_loss(w_leaf, x, target).backward()
+    rows.append(w_leaf.grad)
+looped = torch.stack(rows)
+print(
+    "a Python loop of backward() agrees:", torch.allclose(per_example, looped)
+)
+
+# One backward() on the mean loss gives only the average of the rows
+w_leaf = w.clone().requires_grad_(True)
+((inputs @ w_leaf - targets) ** 2).mean().backward()
+print("mean-loss gradient:       ", w_leaf.grad)
+print("average of the rows above:", per_example.mean(dim=0))
+# --8<-- [end:loop]
+
+# --8<-- [start:claim-vmap-matches-loop]
+assert torch.allclose(per_example, looped)  # vmap(grad) = one backward each
+assert torch.allclose(w_leaf.grad, per_example.mean(dim=0))  # batch = mean
+# --8<-- [end:claim-vmap-matches-loop]
