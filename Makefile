@@ -47,9 +47,12 @@ node_modules/.package-lock.json: package.json package-lock.json
 	else echo "npm is missing and cannot be installed here (needs root and apt-get): the accessibility audit will skip"; fi
 # ==== end of npm tools ====
 
+# ruff over the code; actionlint and zizmor over the workflows (offline: no GitHub API).
 lint: $(VENV)/.dev
 	$(BIN)/ruff check scripts snippets tests
 	$(BIN)/ruff format --check scripts snippets tests
+	$(BIN)/actionlint
+	$(BIN)/zizmor --offline --min-severity medium .github/workflows
 
 format: $(VENV)/.dev
 	$(BIN)/ruff format scripts snippets tests

@@ -5,6 +5,8 @@
     floor      one import of torch, numpy and matplotlib + the snippets' own compute and
                figure drawing, summed, measured in-process
     no-change  python scripts/regen.py with nothing changed (the cache answers)
+    serve      save to page: while `mkdocs serve` runs on a copy of the repository, a small
+               snippet is saved with a new value, until the page shows its new output
 
 A benchmark, not a test: it asserts nothing; the targets are in BENCHMARKS.md and the README.
 """
@@ -13,16 +15,21 @@ from __future__ import annotations
 
 import os
 import platform
+import re
+import shutil
+import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from docpipe import catalog, cli, machine  # noqa: E402
+from docpipe import catalog, machine, pipeline  # noqa: E402
 from docpipe.paths import ROOT  # noqa: E402
 
 RESULTS = ROOT / "BENCHMARKS.md"
@@ -47,7 +54,8 @@ def compute_seconds() -> tuple[float, int]:
     """The snippets' own work (run + figures), each in a forked child, one at a time; the
     per-snippet figures are the `duration` settings --shard balances by."""
     cat = catalog.load()
-    outcomes = cli.run(cat.snippets, cat, 1, machine.fork_available(), "bench")
+    opts = pipeline.Options(jobs=1, fork=machine.fork_available())
+    outcomes = pipeline.run(cat.snippets, cat, opts, "bench")
     for snippet, o in sorted(outcomes.items()):
         own = o.result.run_seconds + o.result.figure_seconds
         print(
@@ -56,6 +64,86 @@ def compute_seconds() -> tuple[float, int]:
         )
     total = sum(o.result.run_seconds + o.result.figure_seconds for o in outcomes.values())
     return total, len(outcomes)
+
+
+SERVED_SNIPPET = "snippets/by_hand/square.py"  # a small snippet: three gradients, no figure
+SERVED_PAGE = "backprop-by-hand/"
+SERVED_LINE = re.compile(r"^points = \[.*\]$", re.M)
+NEW_POINTS = (0.375, 0.625, 0.875)  # each saves a new value, printed as "x = 0.375 ..."
+
+
+def serve_latency() -> list[tuple[float, float, float]]:
+    """(save to page, the snippet's refresh, the site's rebuild) in seconds, once per value in
+    NEW_POINTS, on a copy of the repository (the real one is never touched)."""
+    skip = shutil.ignore_patterns(
+        ".git", ".venv", "site", ".cache", "test-artifacts", "__pycache__"
+    )
+    with tempfile.TemporaryDirectory(prefix="bench-serve-") as tmp:
+        copy = Path(tmp) / "repo"
+        shutil.copytree(ROOT, copy, ignore=skip)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        url = f"http://127.0.0.1:{port}/autograd-docs/{SERVED_PAGE}"
+        log_path = Path(tmp) / "serve.log"
+        log = log_path.open("w")
+        server = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+            cwd=copy,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            _wait_for_page(url, "x =  3", timeout=300)
+            time.sleep(5)  # let the worker finish importing torch: a session pays that once
+            source = copy / SERVED_SNIPPET
+            measured = []
+            for value in NEW_POINTS:
+                _wait_until_quiet(log_path)
+                done_before = len(log_path.read_text())
+                text = SERVED_LINE.sub(f"points = [3.0, -2.0, {value}]", source.read_text())
+                started = time.perf_counter()
+                source.write_text(text)
+                _wait_for_page(url, f"x = {value:g}", timeout=60)
+                seconds = time.perf_counter() - started
+                _wait_until_quiet(log_path)
+                measured.append((seconds, *_refresh_and_build(log_path.read_text()[done_before:])))
+        finally:
+            server.terminate()
+            server.wait()
+            log.close()
+    return measured
+
+
+def _refresh_and_build(log: str) -> tuple[float, float]:
+    """The live refresh and the rest of the rebuild that ran it, as `mkdocs serve` logged them
+    (MkDocs' "built in" time includes the refresh, which runs before the build proper)."""
+    refresh = re.search(r"live: re-ran 1 snippet\(s\) in ([\d.]+) s", log)
+    build = re.search(r"Documentation built in ([\d.]+) seconds", log[refresh.end() :])
+    return float(refresh[1]), float(build[1]) - float(refresh[1])
+
+
+def _wait_until_quiet(log: Path, quiet: float = 1.5) -> None:
+    """Until `mkdocs serve` has logged nothing for `quiet` seconds (no build running)."""
+    size, since = -1, time.monotonic()
+    while time.monotonic() - since < quiet:
+        time.sleep(0.1)
+        if (now := log.stat().st_size) != size:
+            size, since = now, time.monotonic()
+
+
+def _wait_for_page(url: str, text: str, timeout: float) -> None:
+    """Poll the page (MkDocs holds a request until its rebuild is done) until it shows text."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=timeout) as response:
+                if text in response.read().decode():
+                    return
+        except OSError:
+            pass
+        time.sleep(0.05)
+    sys.exit(f"bench: {url} never showed {text!r} within {timeout:g} s")
 
 
 def main() -> int:
@@ -69,6 +157,12 @@ def main() -> int:
     figures["check"] = wall([*REGEN, "--check"])
     figures["naive"] = wall([*REGEN, "--check", "--no-fork", "-j", "1"], repeat=1)
     figures["no-change regen"] = wall(REGEN)
+    served = serve_latency()
+    for total, refresh, build in served:
+        print(f"serve: save to page {total:.2f} s (refresh {refresh:.2f} s, rebuild {build:.2f} s)")
+    figures["serve"] = statistics.median(total for total, _, _ in served)
+    figures["serve: refresh"] = statistics.median(refresh for _, refresh, _ in served)
+    figures["serve: rebuild"] = statistics.median(build for _, _, build in served)
     ratios = {
         "check/naive": figures["check"] / figures["naive"],
         "check/floor": figures["check"] / figures["floor"],
@@ -108,6 +202,11 @@ Python {platform.python_version()} on {platform.system()} {platform.machine()}.
 - **floor**: one `import torch, numpy, matplotlib.pyplot` in a fresh interpreter plus the
   snippets' own compute and figure drawing, summed.
 - **no-change regen**: `python scripts/regen.py` when nothing changed (target < 0.5 s).
+- **serve**: save to page in `mkdocs serve`: `{SERVED_SNIPPET}` saved with a new value, until
+  `{SERVED_PAGE}` shows the new output (median of {len(NEW_POINTS)}; aim < 2 s). It is MkDocs'
+  file polling (up to 0.5 s), then **serve: refresh**, the snippet re-run through regen in a
+  fork of the warm worker (as `mkdocs serve` logs it), then **serve: rebuild**, MkDocs
+  rebuilding the whole site.
 """
 
 

@@ -51,7 +51,8 @@ def copy_with(n: int, into: Path) -> Path:
         path = repo / "snippets" / "scale" / f"s{i:03d}.py"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(SNIPPET.format(i=i))
-    (repo / "docs" / "scale.md").write_text("# Scale\n" + "".join(BLOCK.format(i=i) for i in range(n)))
+    page = "# Scale\n" + "".join(BLOCK.format(i=i) for i in range(n))
+    (repo / "docs" / "scale.md").write_text(page)
     config = (repo / "mkdocs.yml").read_text()
     config = config.replace(
         "  - Contributing:",

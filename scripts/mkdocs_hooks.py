@@ -1,9 +1,11 @@
 """MkDocs hooks: check a page's includes before pymdownx reads them, insert recorded values and
 checked-claim markers, say beside an output block where a reader's own run prints something
-else (a path), and say what environment recorded the page."""
+else (a path), and say what environment recorded the page; keep `mkdocs serve` live
+(docpipe.live re-runs edited snippets and says on a page what could not be refreshed)."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -11,7 +13,7 @@ from mkdocs.exceptions import PluginError
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from docpipe import claims, consistency, glue, notebooks, pages  # noqa: E402
+from docpipe import claims, consistency, glue, live, markup, notebooks, pages  # noqa: E402
 from docpipe import record as records  # noqa: E402
 from docpipe.normalise import BY_NAME  # noqa: E402
 from docpipe.paths import DOCS, rel  # noqa: E402
@@ -24,32 +26,64 @@ FOOTER = """
     proves they still match.
 """
 
-NOTEBOOK_LINKS = """
-<div class="notebook-links" markdown>
-[Open this page as a notebook]({view}){{ .md-button }}
-<a class="md-button" href="{download}" download>Download the notebook (.ipynb)</a>
-</div>
-"""
-
 SERVING = False  # `mkdocs serve` shows a page's problems on the page instead of failing
 
 
 def on_startup(command, dirty):
     global SERVING
     SERVING = command == "serve"
+    live.start(serving=SERVING)
 
 
-def _with_notebook_links(markdown: str, src: str) -> str:
-    """Put the companion notebook's links right under the page title."""
+def on_serve(server, config, builder):
+    # Rebuild also when a snippet, its figure code or snippets.toml changes: on_pre_build
+    # re-runs what changed first.
+    for folder in live.WATCHED:
+        if folder.is_dir():
+            server.watch(str(folder))
+    return server
+
+
+def on_shutdown():
+    live.stop()
+
+
+def on_pre_build(config):
+    live.refresh()
+
+
+def colab_url(repo_url: str, edit_uri: str, notebook: str) -> str | None:
+    """Colab's address for a notebook of a GitHub repository: a plain link, so the page asks
+    nothing of Colab when it loads. The branch is the one edit_uri names ("edit/main/docs/")."""
+    repo = re.fullmatch(r"https://github\.com/([^/]+/[^/]+?)(?:\.git)?/?", repo_url or "")
+    if not repo:
+        return None
+    branch = re.match(r"(?:edit|blob)/([^/]+)/", edit_uri or "")
+    ref = branch[1] if branch else "main"
+    return f"https://colab.research.google.com/github/{repo[1]}/blob/{ref}/{notebook}"
+
+
+def _notebook_links(src: str, config) -> str:
+    """The companion notebook's buttons (view, download, Colab), or "" if the page has none."""
     notebook = notebooks.notebook_path(DOCS / src)
     if not notebook.exists():
-        return markdown
+        return ""
     view = notebook.relative_to(DOCS).as_posix()
     depth = len(Path(src).with_suffix("").parts)  # the page is served at <src without .md>/
     download = "../" * depth + f"{Path(view).with_suffix('')}/{notebook.name}"
-    links = NOTEBOOK_LINKS.format(view=view, download=download)
+    buttons = [
+        f"[Open this page as a notebook]({view}){{ .md-button }}",
+        f'<a class="md-button" href="{download}" download>Download the notebook (.ipynb)</a>',
+    ]
+    colab = colab_url(config.repo_url, config.edit_uri, f"docs/{view}")
+    if colab:
+        buttons.append(f'<a class="md-button" href="{colab}">Open in Colab</a>')
+    return '\n<div class="notebook-links" markdown>\n' + "\n".join(buttons) + "\n</div>\n"
+
+
+def _under_title(markdown: str, block: str) -> str:
     title, newline, rest = markdown.partition("\n")
-    return title + newline + links + rest if title.startswith("# ") else links + markdown
+    return title + newline + block + rest if title.startswith("# ") else block + markdown
 
 
 def _with_reader_notes(markdown: str, page: Path) -> str:
@@ -86,12 +120,13 @@ def on_page_markdown(markdown, page, config, files):
         used = {u.snippet for u in pages.uses(path) if u.snippet} if path.exists() else set()
         stamp = glue.stamp(used) if used else None
         markdown = _with_reader_notes(markdown, path) if path.exists() else markdown
-        markdown = glue.substitute(markdown, rel(path))
         repo, edit_uri = config["repo_url"] or "", config["edit_uri"] or ""
-        markdown = claims.render(markdown, rel(path), repo, edit_uri)
+        markdown = markup.protect(markdown)  # what a page shows as an example stays as written
+        markdown = claims.render(glue.substitute(markdown, rel(path)), rel(path), repo, edit_uri)
+        markdown = markup.restore(markdown)
     except (glue.GlueError, records.RecordError, claims.ClaimError) as e:
         if SERVING:
             return _problem_page([str(e)])
         raise PluginError(str(e)) from None
-    markdown = _with_notebook_links(markdown, src)
+    markdown = _under_title(markdown, live.notice(used) + _notebook_links(src, config))
     return markdown + FOOTER.format(stamp=stamp) if stamp else markdown

@@ -60,3 +60,51 @@ def test_an_output_a_normaliser_changed_says_so_beside_its_block(built):
             assert note in html
         expected_notes += len(wanted)
     assert expected_notes >= 1  # by_hand/leaves.py prints a warning with its path
+
+
+def text_of(page: str) -> str:
+    """A built page's text as a reader sees it: tags dropped, entities decoded."""
+    import html
+    import re
+
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def test_a_tutorial_page_links_its_notebook_in_colab(built):
+    site, _ = built
+    page = (site / "autograd-backward" / "index.html").read_text()
+    colab = (
+        "https://colab.research.google.com/github/autograd-docs/autograd-docs/blob/main/"
+        "docs/notebooks/autograd-backward.ipynb"
+    )
+    assert f'<a class="md-button" href="{colab}">Open in Colab</a>' in page
+    assert page.count("colab.research.google.com") == 1  # a plain link: nothing is loaded
+
+
+def test_the_authoring_example_shows_its_markup_as_written(built):
+    site, _ = built
+    text = text_of((site / "authoring" / "index.html").read_text())
+    for line in (
+        "# --8<-- [start:setup]",
+        '--8<-- "snippets/authoring/descend.py:setup"',
+        '--8<-- "docs/generated/authoring/descend.txt"',
+        "$w = {{ authoring/descend.py:final_w }}$.",
+    ):
+        assert line in text, line
+    assert "step 5: w = 2.9062" in text  # and the recorded output, included for real
+
+
+def test_the_colab_link_follows_repo_url_and_the_edit_branch():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("hooks", ROOT / "scripts" / "mkdocs_hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    notebook = "docs/notebooks/x.ipynb"
+    assert hooks.colab_url("https://github.com/a/b.git", "edit/dev/docs/", notebook) == (
+        "https://colab.research.google.com/github/a/b/blob/dev/docs/notebooks/x.ipynb"
+    )
+    assert hooks.colab_url("https://github.com/a/b/", "", notebook).endswith(
+        "/a/b/blob/main/" + notebook
+    )
+    assert hooks.colab_url("https://gitlab.com/a/b", "edit/main/docs/", notebook) is None

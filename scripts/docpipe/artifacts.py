@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import sources
 from .catalog import Settings
 from .normalise import normalise, normalise_noting
 from .paths import Snippet
@@ -29,7 +30,8 @@ def build(snippet: Snippet, settings: Settings, outcome: Outcome, env: dict) -> 
         pieces.append((section, normalise(raw[start:end].decode(), settings.normalise)))
         start = end
     output, changed = normalise_noting(text, settings.normalise)
-    record = Record(snippet.command, env, pieces, outcome.result.values, changed)
+    inputs = sources.inputs(settings, outcome.result.inputs)
+    record = Record(snippet.command, env, pieces, outcome.result.values, changed, inputs)
     files = {snippet.output: output.encode(), snippet.record: record.to_bytes()}
     for name, svg in outcome.result.figures.items():
         figure, _, theme = name.partition(".")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import catalog, pipeline, writing
+from . import catalog, findings, pipeline, writing
 from .catalog import Catalog
 from .machine import default_jobs, fork_available
 from .paths import Snippet
@@ -35,6 +35,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         " name what differs",
     )
     p.add_argument("--force", action="store_true", help="ignore the cache")
+    p.add_argument(
+        "--report",
+        metavar="DIR",
+        help="with --check: also write DIR/index.html, the drift shown side by side",
+    )
     p.add_argument("--timeout", type=float, help="seconds per snippet (default: snippets.toml)")
     p.add_argument(
         "-j",
@@ -55,7 +60,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="one fresh interpreter per snippet (the default where fork is unsafe)",
     )
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.report and not args.check:
+        p.error("--report DIR goes with --check")
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.audit:
             return audit(pipeline.audit(selected, cat, opts))
         if args.check:
-            return check(pipeline.check(selected, cat, opts, whole_site=not args.paths))
+            return check(pipeline.check(selected, cat, opts, not args.paths), args.report)
         with writing.exclusive(args.lock_wait):
             return regen(pipeline.regen(selected, cat, opts, args.force))
     except writing.LockError as e:
@@ -126,7 +134,7 @@ def _problems(problems: list[str]) -> None:
         print(f"PROBLEM {problem}", file=sys.stderr)
 
 
-def check(result: pipeline.CheckResult) -> int:
+def check(result: pipeline.CheckResult, report_dir: str | None = None) -> int:
     _problems(result.problems)
     for why in result.failed.values():
         print(why, file=sys.stderr)
@@ -145,6 +153,7 @@ def check(result: pipeline.CheckResult) -> int:
     for found, line in advice:
         if found:
             print(line)
+    findings.publish(result, report_dir)  # GitHub annotations and summary; the HTML report
     if result.problems:
         return 2
     return 1 if drifted or result.failed else 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import pages
+from . import markup, pages
 from .catalog import Catalog
 from .paths import DOCS, GENERATED, NOTEBOOKS, ROOT, owner, rel
 from .sections import SectionError, find_sections
@@ -103,7 +103,7 @@ def typed_outputs(page: Path) -> list[str]:
     """Output-looking fenced blocks must be exactly one include of a recorded output, titled
     with the command that produced it."""
     found = []
-    text = page.read_text(encoding="utf-8")
+    text = markup.without_examples(page.read_text(encoding="utf-8"))
     included = {inc.line: inc for inc in pages.includes(page, text)}
     for fence in pages.fences(text):
         lang = fence.info.lstrip("{").strip().lstrip(".").split(" ")[0].split("}")[0]

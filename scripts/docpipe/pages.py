@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
+from . import markup
 from .paths import DOCS, GENERATED, ROOT, SNIPPETS, Snippet, owner
 from .sections import preprocessor
 
@@ -62,8 +63,10 @@ def parser():
     return md.use(admon_plugin).use(dollarmath_plugin, double_inline=True).use(amsmath_plugin)
 
 
-def tokens(text: str):
-    return parser().parse(text)
+@lru_cache(maxsize=32)
+def tokens(text: str) -> tuple:
+    # The same page is read by several checks, and by each rebuild of `mkdocs serve`: parse once.
+    return tuple(parser().parse(text))
 
 
 def fences(text: str) -> list[Fence]:
@@ -76,8 +79,9 @@ def fences(text: str) -> list[Fence]:
 
 
 def includes(page: Path, text: str | None = None) -> list[Include]:
-    """Every include line of a page, as pymdownx.snippets reads it."""
+    """Every include line of a page, as pymdownx.snippets reads it (none of an example's)."""
     text = page.read_text(encoding="utf-8") if text is None else text
+    text = markup.without_examples(text)
     pre = preprocessor()
     by_line = {line: f for f in fences(text) for line in range(f.first, f.last + 1)}
     found = []
@@ -126,7 +130,7 @@ def classify(inc: Include) -> Use:
 
 @cache
 def _uses(page: Path, mtime: int) -> tuple[Use, ...]:
-    text = page.read_text(encoding="utf-8")
+    text = markup.without_examples(page.read_text(encoding="utf-8"))  # examples name no use
 
     def line_of(pos: int) -> int:
         return text.count("\n", 0, pos) + 1

@@ -8,6 +8,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from . import cache, writing
 from .catalog import Catalog
@@ -43,6 +44,9 @@ class CheckResult:
     failed: dict[Snippet, str] = field(default_factory=dict)  # why each run cannot publish
     drifted: dict[Snippet, str] = field(default_factory=dict)  # the report for each
     notebooks: list[str] = field(default_factory=list)  # a report per drifted notebook
+    # For reviewers' reports (docpipe.findings): each drifted snippet's differences and the
+    # files its run would publish.
+    evidence: dict[Snippet, tuple[list, dict[Path, bytes]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -153,6 +157,7 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
         if drifts:
             note = drift.environment_note(drift.recorded_environment(snippet), env)
             result.drifted[snippet] = drift.report(snippet, drifts, pages_using(snippet), note)
+            result.evidence[snippet] = (drifts, files)
     if whole_site and not result.problems:
         result.notebooks = notebook_drift()
     return result

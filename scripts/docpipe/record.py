@@ -21,6 +21,7 @@ class Record:
     sections: list[tuple[str | None, str]]  # (section, what it printed), in run order
     values: dict[str, str]  # quoted in prose as {{ <key>.py:<name> }}
     normalised: list[str] = field(default_factory=list)  # normalisers that changed the output
+    inputs: dict[str, str] = field(default_factory=dict)  # docpipe.sources: what it was made from
 
     def to_bytes(self) -> bytes:
         return (json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n").encode()

@@ -1,0 +1,27 @@
+"""The pre-commit hook: `--check` the snippets the files given touch (see .pre-commit-config.yaml).
+
+python scripts/check_touched.py FILE...
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from docpipe import catalog, cli, touched  # noqa: E402
+
+
+def main(files: list[str]) -> int:
+    try:
+        chosen = touched.snippets(files, catalog.load())
+    except catalog.CatalogError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if not chosen:
+        print("no snippet touched: nothing to check")
+        return 0
+    return cli.main(["--check", *(s.name for s in chosen)])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
