@@ -256,3 +256,13 @@ def test_a_value_is_shown_as_text_in_prose_alt_text_and_math(monkeypatch, value)
 
 def test_catalog_refuses_nothing_on_the_real_site():
     catalog.load()  # the real tree follows the naming rule
+
+
+def test_check_names_a_snippet_that_was_never_recorded(sandbox):
+    sandbox.write("snippets/good.py", 'print("hi")\n')
+    shows(sandbox, "good")
+    run = sandbox.regen("--check")
+    assert run.returncode == 1, run.stderr
+    assert "Traceback" not in run.stderr
+    assert "  docs/generated/good.txt is missing (the run produces it)" in run.stderr
+    assert "  fix: python scripts/regen.py snippets/good.py" in run.stderr
