@@ -161,7 +161,7 @@ def tab_through(visit: Visit) -> list[dict]:
             return stops
         if stop["search"] and not stop["indicator"]:  # the dialog opens a moment later
             try:
-                visit.page.wait_for_function(SEARCH_OPEN, timeout=2_000)
+                visit.page.wait_for_function(SEARCH_OPEN, timeout=10_000)
             except PlaywrightTimeout:
                 pass  # reported as focus without an indicator
             stop = visit.page.evaluate(FOCUS)
