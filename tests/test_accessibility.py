@@ -158,7 +158,12 @@ def tab_through(visit: Visit) -> list[dict]:
         visit.page.keyboard.press("Tab")
         stop = visit.page.evaluate(FOCUS)
         if stop is None:
-            return stops
+            # Past the last element focus leaves the page, and one more Tab wraps around to
+            # the first stop. Anything else was a moment without focus (search closing).
+            visit.page.keyboard.press("Tab")
+            stop = visit.page.evaluate(FOCUS)
+            if stop is None or not stops or stop["name"] == stops[0]["name"]:
+                return stops
         if stop["search"] and not stop["indicator"]:  # the dialog opens a moment later
             try:
                 visit.page.wait_for_function(SEARCH_OPEN, timeout=10_000)
