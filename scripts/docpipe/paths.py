@@ -120,17 +120,9 @@ def owner(generated: Path) -> Snippet:
     return Snippet((rel_path.parent / rel_path.name.split(".", 1)[0]).as_posix())
 
 
-def existing(snippet: Snippet) -> set[Path]:
-    """The generated files on disk that belong to this snippet by the naming rule."""
-    folder = GENERATED / Path(snippet.key).parent
-    stem = Path(snippet.key).name
-    if not folder.is_dir():
-        return set()
-    return {p for p in folder.iterdir() if p.is_file() and p.name.split(".", 1)[0] == stem}
-
-
 def generated_index() -> dict[Snippet, set[Path]]:
-    """existing() for every snippet at once: one walk of docs/generated/, not one per snippet."""
+    """Each snippet's generated files on disk, by the naming rule, from one walk of
+    docs/generated/ (not one directory listing per snippet)."""
     found: dict[Snippet, set[Path]] = {}
     stack = [GENERATED] if GENERATED.is_dir() else []
     while stack:
