@@ -1,15 +1,25 @@
-"""Shared fixtures: one run of every snippet per test session, reused by every drift test."""
+"""Shared fixtures: one run of every snippet per test session, reused by every drift test.
+
+`python -m pytest` runs the tests in parallel (pytest-xdist, WORKERS processes): the costly
+session fixtures (the run of every snippet, the site build) are still made once per session,
+by whichever worker asks first; the others read what it made."""
 
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from docpipe import catalog, machine, pipeline
 from docpipe.paths import ROOT
@@ -17,16 +27,111 @@ from docpipe.paths import ROOT
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
 
+# Browser tests mostly wait (for chromium, for the page), so more workers than the 2 cores
+# pay off; see BENCHMARKS.md for the measurements behind this number.
+WORKERS = 4
+SITE_SERVER = "AUTOGRAD_DOCS_TEST_SITE"  # "<origin> <folder>" of the session's site server
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """Parallel by default: `-n N` chooses another worker count, `-n 0` or `-p no:xdist` runs
+    everything in this one process. Tests marked with the same xdist_group share a worker."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    if hasattr(config, "workerinput"):  # a worker reads only the command line's --dist
+        config.option.loadgroup = config.workerinput["loadgroup"]
+        return
+    debugging = config.getoption("usepdb") or config.getoption("trace")
+    if config.option.numprocesses is None and not debugging:
+        config.option.numprocesses = WORKERS
+    if config.option.numprocesses and config.option.dist == "no":
+        config.option.dist = "loadgroup"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    node.workerinput["loadgroup"] = node.config.option.dist == "loadgroup"
+
+
+def pytest_configure(config):
+    """In the main process only: serve the (not yet built) site for the whole session. The
+    site's address is built into it, so every worker must use this one server; workers
+    inherit its address through the environment."""
+    if hasattr(config, "workerinput"):
+        return
+    from test_browser import serve
+
+    config.stash[STARTED] = time.time()
+    folder = Path(tempfile.mkdtemp(prefix="autograd-docs-site-"))
+    httpd, origin = serve(folder / "site")
+    os.environ[SITE_SERVER] = f"{origin} {folder / 'site'}"
+
+    def stop():
+        httpd.shutdown()
+        shutil.rmtree(folder, ignore_errors=True)
+
+    config.add_cleanup(stop)
+
+
+STARTED = pytest.StashKey[float]()
+
+
+def once_per_session(tmp_path_factory, name: str, make):
+    """make() once per test session: in a worker, the first to ask makes it and leaves it
+    pickled where the other workers find it (pytest-xdist's documented pattern)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return make()
+    shared = tmp_path_factory.getbasetemp().parent / name
+    with FileLock(f"{shared}.lock"):
+        if shared.is_file():
+            return pickle.loads(shared.read_bytes())
+        made = make()
+        shared.write_bytes(pickle.dumps(made))
+        return made
+
+
 @pytest.fixture(scope="session")
 def site_catalog():
     return catalog.load()
 
 
-@pytest.fixture(scope="session")
-def site_check(site_catalog):
-    """One `regen.py --check` of the whole site, by the same function the command calls."""
+@dataclass
+class SiteRun:
+    """One `regen.py --check` of the whole site, and the files each snippet's run there
+    would publish (None: it cannot), which test_isolation compares with other process models."""
+
+    check: pipeline.CheckResult
+    published: dict
+    jobs: int  # how many snippets ran at once
+    fork: bool
+
+
+def checked_site(cat) -> SiteRun:
     opts = pipeline.Options(fork=machine.fork_available())
-    return pipeline.check(site_catalog.snippets, site_catalog, opts, whole_site=True)
+    published = {}
+    publishable = pipeline.publishable
+
+    def recorded(snippet, *args):
+        files, why = publishable(snippet, *args)
+        published[snippet] = files
+        return files, why
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pipeline, "publishable", recorded)
+        check = pipeline.check(cat.snippets, cat, opts, whole_site=True)
+    return SiteRun(check, published, opts.jobs, opts.fork)
+
+
+@pytest.fixture(scope="session")
+def site_run(site_catalog, tmp_path_factory):
+    return once_per_session(tmp_path_factory, "site_run.pickle", lambda: checked_site(site_catalog))
+
+
+@pytest.fixture(scope="session")
+def site_check(site_run):
+    """One `regen.py --check` of the whole site, by the same function the command calls."""
+    return site_run.check
 
 
 def reader_machine() -> dict[str, str]:
@@ -100,23 +205,42 @@ def sandbox(tmp_path):
 # The browser fixtures live here so that every browser test module (test_browser.py,
 # test_accessibility.py) shares one site build and one chromium per session.
 @pytest.fixture(scope="session")
-def server(tmp_path_factory):
-    from test_browser import served_site
+def server():
+    """The origin of the session's site server, once the site is built (by the first worker
+    that needs it)."""
+    from test_browser import build_site
 
-    with served_site(tmp_path_factory.mktemp("site")) as origin:
-        yield origin
+    origin, folder = os.environ[SITE_SERVER].split(" ", 1)
+    built = Path(f"{folder}.built")
+    with FileLock(f"{folder}.lock"):
+        if not built.exists():
+            build_site(Path(folder), origin)
+            built.touch()
+    return origin
 
 
 @pytest.fixture(scope="session")
-def browser():
-    from test_browser import launched_chromium
+def browser(tmp_path_factory):
+    from test_browser import SCREENSHOTS, launched_chromium
 
+    # no stale picture from an earlier run, and no worker deleting another one's
+    once_per_session(
+        tmp_path_factory,
+        "screenshots-cleared",
+        lambda: shutil.rmtree(SCREENSHOTS, ignore_errors=True),
+    )
     with launched_chromium() as b:
         yield b
 
 
-def pytest_terminal_summary(terminalreporter):
-    browser_tests = sys.modules.get("test_browser")
-    if browser_tests and browser_tests.TAKEN:
-        count, folder = len(browser_tests.TAKEN), browser_tests.SCREENSHOTS
-        terminalreporter.write_line(f"full-page screenshots ({count}, light and dark): {folder}")
+def pytest_terminal_summary(terminalreporter, config):
+    """Names the screenshots this session took; workers took them, so count the files."""
+    from test_browser import SCREENSHOTS
+
+    if STARTED not in config.stash or not SCREENSHOTS.is_dir():
+        return
+    taken = [p for p in SCREENSHOTS.glob("*.png") if p.stat().st_mtime >= config.stash[STARTED]]
+    if taken:
+        terminalreporter.write_line(
+            f"full-page screenshots ({len(taken)}, light and dark): {SCREENSHOTS}"
+        )

@@ -25,7 +25,6 @@ from docpipe.figures import PALETTES
 from docpipe.paths import DOCS, ROOT, hosted_url
 
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
-TAKEN: list[Path] = []  # screenshots saved by this run (announced at the end)
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -67,14 +66,18 @@ def chromium() -> str:
     pytest.skip(reason)
 
 
-@contextmanager
-def served_site(site: Path):
-    """The site built into `site` and served on loopback, under the same path as when hosted,
-    and built with site_url pointing here (instant navigation only follows links under
-    site_url). Yields the origin; conftest.py makes it the session's `server` fixture."""
+def serve(site: Path) -> tuple[http.server.HTTPServer, str]:
+    """Serve the folder `site` on loopback, under the same path as when hosted; returns the
+    server and its origin. conftest.py starts it for the session, before the site exists."""
     base = site_base()
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(site, base))
-    origin = f"http://127.0.0.1:{httpd.server_address[1]}{base.rstrip('/')}"
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}{base.rstrip('/')}"
+
+
+def build_site(site: Path, origin: str) -> None:
+    """Build the site into `site` with site_url pointing to its server at `origin` (instant
+    navigation only follows links under site_url); conftest.py's `server` fixture calls it."""
     build = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
         cwd=ROOT,
@@ -83,9 +86,6 @@ def served_site(site: Path):
         env={**os.environ, "SITE_URL": origin + "/"},
     )
     assert build.returncode == 0, build.stderr
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield origin
-    httpd.shutdown()
 
 
 def site_base() -> str:
@@ -114,7 +114,6 @@ def launched_chromium():
     executable = chromium()
     from playwright.sync_api import sync_playwright
 
-    shutil.rmtree(SCREENSHOTS, ignore_errors=True)  # no stale picture from an earlier run
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield b
@@ -148,8 +147,10 @@ class Visit:
         if message.type == "error":
             self.errors.append(f"console error: {message.text}")
 
-    def open(self, path: str) -> None:
-        self.page.goto(self.origin + path, wait_until="networkidle")
+    def open(self, path: str, until: str = "networkidle") -> None:
+        """Open a page; `until` "networkidle" (no request for 500 ms) also waits for what the
+        page fetches late, which an offline check must see; "load" is enough for the rest."""
+        self.page.goto(self.origin + path, wait_until=until)
         self.wait_for_math()
         self.wait_for_images()
 
@@ -217,7 +218,6 @@ class Visit:
         name = path.strip("/").replace("/", "__") or "index"
         target = SCREENSHOTS / f"{name}-{scheme}.png"
         self.page.screenshot(path=target, full_page=True)
-        TAKEN.append(target)
 
     def close(self) -> None:
         self.context.close()

@@ -10,6 +10,8 @@ import pytest
 from docpipe import catalog
 
 SNIPPETS = catalog.load().snippets
+# One worker runs these tests and test_isolation's, which share the run of the whole site.
+pytestmark = pytest.mark.xdist_group("site-run")
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.name for s in SNIPPETS])
