@@ -27,8 +27,8 @@ from docpipe.paths import ROOT
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
 
-# Browser tests mostly wait (for chromium, for the page), so more workers than the 2 cores
-# pay off; see BENCHMARKS.md for the measurements behind this number.
+# More workers than this machine's 2 cores: while one worker waits (for chromium, a page,
+# a child process), another computes. 4 finished the accessibility tests sooner than 2.
 WORKERS = 4
 SITE_SERVER = "AUTOGRAD_DOCS_TEST_SITE"  # "<origin> <folder>" of the session's site server
 
