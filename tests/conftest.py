@@ -49,6 +49,29 @@ def pytest_cmdline_main(config):
         config.option.dist = "loadgroup"
 
 
+# Under pytest-xdist, the longest tests start first, so that no worker is left running a
+# long one alone at the end: the group that runs the whole site (test_drift, test_isolation),
+# then the browser tests, longest first.
+LONGEST_FIRST = (
+    "test_keyboard_reaches_every_control_with_visible_focus",
+    "test_page_has_no_serious_accessibility_violation",
+    "test_page_renders_completely_offline",
+)
+
+
+def pytest_collection_modifyitems(items):
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+
+    def rank(item) -> int:
+        if item.get_closest_marker("xdist_group"):
+            return 0
+        name = getattr(item, "originalname", "")
+        return 1 + LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST) + 1
+
+    items.sort(key=rank)  # stable: the same order in every worker, as xdist requires
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node):
     node.workerinput["loadgroup"] = node.config.option.dist == "loadgroup"
