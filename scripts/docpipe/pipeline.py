@@ -212,8 +212,9 @@ def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> 
             runs.pop(snippet.key, None)
             continue
         result.wrote += [rel(p) for p in writing.replace(files, on_disk.get(snippet, set()))]
-        # A run from a warm server does not see what the server imported for it: keep it.
-        known = [] if force else runs.get(snippet.key, {}).get("imports", [])
+        # A run forked from a warm zygote cannot see what the zygote imported for it, not even
+        # with --force: what a snippet imported stays known while it exists.
+        known = runs.get(snippet.key, {}).get("imports", [])
         imported = sorted({*known, *outcome.result.imported})
         runs[snippet.key] = cache.entry(
             outcome.result.inputs, cat.settings[snippet], files, imported
