@@ -18,7 +18,6 @@ import sys
 import time
 import traceback
 import types
-import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -83,7 +82,8 @@ def child_main(job: Job) -> None:
     sys.dont_write_bytecode = True
     _limit_threads(job.threads)
     reseed()
-    _fresh_warnings()
+    # Warning filters stay as the zygote has them: CPython's defaults plus what torch and numpy
+    # add when they are imported, as in a reader's process.
     _watch_repository_files(result)
     stream = _capture_output(job.output)
     try:
@@ -160,32 +160,6 @@ def reseed() -> None:
         # The CPU generator: a fresh interpreter seeds it from the OS, and seeds the others
         # (CUDA and the like) only when they start, which a forked child's have not.
         sys.modules["torch"].default_generator.seed()
-
-
-# CPython's default warning filters ("Default Warning Filter" in the warnings docs).
-DEFAULT_WARNING_FILTERS = (
-    ("default", DeprecationWarning, "__main__"),
-    ("ignore", DeprecationWarning, ""),
-    ("ignore", PendingDeprecationWarning, ""),
-    ("ignore", ImportWarning, ""),
-    ("ignore", ResourceWarning, ""),
-)
-
-
-def _fresh_warnings() -> None:
-    # A forked child inherits the parent's warning filters and hooks (pytest records warnings
-    # instead of printing them); `python snippet.py` starts from CPython's defaults.
-    warnings.resetwarnings()
-    for action, category, module in reversed(DEFAULT_WARNING_FILTERS):
-        warnings.filterwarnings(action, category=category, module=module)
-    warnings.showwarning = warnings._showwarning_orig
-    warnings._showwarnmsg_impl = _print_warning
-
-
-def _print_warning(message: warnings.WarningMessage) -> None:
-    stream = message.file if message.file is not None else sys.stderr
-    if stream is not None:
-        stream.write(warnings._formatwarnmsg(message))
 
 
 RUNNER = str(Path(__file__).parent)  # keyed as a whole by the cache, not per run

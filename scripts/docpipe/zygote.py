@@ -12,6 +12,7 @@ needs from it: one warm parent, one process per snippet, the exit status, and a 
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import selectors
@@ -70,8 +71,9 @@ class Zygote:
         return [json.loads(line) for line in lines]
 
     def close(self) -> None:
-        self.process.stdin.close()
-        self.process.wait()
+        if self.alive():
+            self.process.stdin.close()
+            self.process.wait()
 
     def _write(self, message: dict) -> None:
         try:
@@ -93,6 +95,7 @@ def shared(warm: Iterable[str]) -> Zygote:
     warm = list(warm)
     if _shared is None or not _shared.alive():
         _shared = Zygote(warm)
+        atexit.register(_shared.close)  # it ends with this process, not a moment after
     _shared.warm(warm)
     return _shared
 
