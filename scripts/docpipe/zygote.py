@@ -71,9 +71,9 @@ class Zygote:
         return [json.loads(line) for line in lines]
 
     def close(self) -> None:
-        if self.alive():
-            self.process.stdin.close()
-            self.process.wait()
+        # Every child has been collected by now; the zygote may still be importing.
+        self.process.kill()
+        self.process.wait()
 
     def _write(self, message: dict) -> None:
         try:
