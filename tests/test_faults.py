@@ -80,6 +80,23 @@ def test_a_snippet_killed_by_a_signal_is_named(recorded):
     only_sources_changed(recorded, "killed")
 
 
+def test_a_snippet_that_kills_the_process_it_was_forked_from_fails_alone(recorded):
+    # Its parent is the runner's zygote: the snippets after it run from a new one.
+    recorded.write(
+        "snippets/a_killer.py",
+        "import os\nimport signal\nimport time\n\nos.kill(os.getppid(), signal.SIGKILL)\n"
+        "time.sleep(5)\n",
+    )
+    recorded.write("snippets/good.py", 'print("hello again from good")\n')
+    add_to_page(recorded, "a_killer")
+    run = recorded.regen("-j", "1")
+    assert run.returncode == 1
+    assert (
+        "FAILED snippets/a_killer.py: stopped: the runner's zygote ended (exit status -9)"
+    ) in run.stderr
+    assert recorded.read("docs/generated/good.txt") == "hello again from good\n"
+
+
 def test_a_hanging_snippet_is_stopped_at_its_own_timeout(recorded):
     recorded.write("snippets/slow.py", "import time\n\ntime.sleep(60)\n")
     recorded.write(

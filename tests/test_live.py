@@ -165,13 +165,13 @@ class Served:
             f"page never showed {missing}:\n{page}\nserve log:\n{self.log.read_text()}"
         )
 
-    def fork_server(self) -> int:
-        """The pid of the runner's fork server, a child of `mkdocs serve`."""
+    def zygote(self) -> int:
+        """The pid of the runner's zygote, a child of `mkdocs serve`."""
         pid = self.process.pid
         for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
-            if b"forkserver" in Path(f"/proc/{child}/cmdline").read_bytes():
+            if b"docpipe.zygote" in Path(f"/proc/{child}/cmdline").read_bytes():
                 return int(child)
-        raise AssertionError("mkdocs serve started no fork server")
+        raise AssertionError("mkdocs serve started no zygote")
 
     def stop(self) -> None:
         self.process.send_signal(signal.SIGINT)  # as Ctrl-C: MkDocs shuts down its hooks
@@ -196,7 +196,7 @@ def serve():
 def test_serve_reruns_an_edited_snippet_and_shows_a_failure_on_the_page(site, serve):
     served = serve(site.root)
     served.wait_for("hello, first version")
-    server = served.fork_server()
+    server = served.zygote()
 
     site.write("snippets/hello.py", SNIPPET.format(word="second"))
     seconds = served.wait_for("hello, second version", '"second"</span>', "The word is second.")
@@ -218,7 +218,7 @@ def test_serve_reruns_an_edited_snippet_and_shows_a_failure_on_the_page(site, se
 
     site.write("snippets/hello.py", SNIPPET.format(word="fourth"))
     served.wait_for("hello, fourth version", gone="live-notice")
-    assert served.fork_server() == server, "every run forked from the one fork server"
+    assert served.zygote() == server, "every run forked from the one zygote"
     assert "libtorch" in Path(f"/proc/{server}/maps").read_text(), "which imported torch once"
     mkdocs_maps = Path(f"/proc/{served.process.pid}/maps").read_text()
     assert "libtorch" not in mkdocs_maps, "the MkDocs process itself never imports torch"
@@ -227,4 +227,4 @@ def test_serve_reruns_an_edited_snippet_and_shows_a_failure_on_the_page(site, se
     deadline = time.monotonic() + 60  # unloading torch takes a while on a busy machine
     while Path(f"/proc/{server}").exists() and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not Path(f"/proc/{server}").exists(), "the fork server ends with mkdocs serve"
+    assert not Path(f"/proc/{server}").exists(), "the zygote ends with mkdocs serve"

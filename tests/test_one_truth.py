@@ -131,6 +131,35 @@ def test_the_audit_names_what_a_reader_cannot_reproduce(sandbox):
     assert "audited 3 snippets: 1 unstable, 1 differ when a reader runs them" in audit.stdout
 
 
+def test_warnings_are_filtered_as_in_a_readers_run(sandbox):
+    """numpy ignores this warning from the moment it is imported, in any process: the record
+    must not show it either, though the runner imported numpy before the snippet started."""
+    sandbox.write(
+        "snippets/filtered.py",
+        """
+        import warnings
+
+        import numpy  # noqa: F401
+
+        warnings.warn("numpy.ndarray size changed, may indicate binary incompatibility")
+        warnings.warn("this one shows")
+        print("done")
+        """,
+    )
+    shows(sandbox, "filtered")
+    assert sandbox.regen().returncode == 0
+    reader = subprocess.run(
+        [sys.executable, "snippets/filtered.py"], cwd=sandbox.root, env=reader_machine(),
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert "this one shows" in reader.stderr and "size changed" not in reader.stderr
+    recorded = sandbox.read("docs/generated/filtered.txt")
+    assert recorded == (
+        'snippets/filtered.py:6: UserWarning: this one shows\n  warnings.warn("this one shows")\n'
+        "done\n"
+    )
+
+
 def test_main_reads_its_own_arguments_not_sys_argv(sandbox):
     sandbox.write("snippets/one.py", 'print("one")\n')
     sandbox.write("snippets/two.py", 'print("two")\n')

@@ -69,22 +69,23 @@ class Digests:
 def tree_stamps(extra: set[str]) -> dict[str, list[int]]:
     """One stat per file of the watched tree and of the recorded inputs outside it."""
     found: dict[str, list[int]] = {}
-    stack = [ROOT / name for name in WATCHED]
-    skipped = {str(ROOT / name) for name in UNWATCHED}
-    while stack:
+    inside = len(str(ROOT)) + 1
+    stack = [os.path.join(ROOT, name) for name in WATCHED]
+    skipped = {os.path.join(ROOT, name) for name in UNWATCHED}
+    while stack:  # strings and scandir, not pathlib: this is all a no-change regen does
         path = stack.pop()
-        if path.is_file():
-            found[rel(path)] = _stat(path)
+        if os.path.isfile(path):
+            found[path[inside:]] = _stat(path)
             continue
         with os.scandir(path) as entries:
             for entry in entries:
                 if entry.name == "__pycache__" or entry.path in skipped:
                     continue
                 if entry.is_dir():
-                    stack.append(Path(entry.path))
+                    stack.append(entry.path)
                 else:
                     st = entry.stat()
-                    found[rel(Path(entry.path))] = [
+                    found[entry.path[inside:]] = [
                         st.st_mtime_ns,
                         st.st_ctime_ns,
                         st.st_size,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,7 +61,9 @@ class Catalog:
 
 def discover(root: Path = SNIPPETS) -> list[Snippet]:
     """Every snippets/**/*.py is a snippet, except helper modules whose name starts with "_"."""
-    found = [p for p in root.rglob("*.py") if not p.name.startswith("_")]
+    found = []
+    for folder, _, files in os.walk(root):
+        found += [os.path.join(folder, f) for f in files if f.endswith(".py") and f[0] != "_"]
     try:
         return sorted(Snippet.from_path(p) for p in found)
     except ValueError as e:

@@ -18,7 +18,6 @@ import sys
 import time
 import traceback
 import types
-import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -62,7 +61,8 @@ class Result:
     # source, local modules (their source even when Python loaded a .pyc), data, figure code).
     inputs: dict[str, str] = field(default_factory=dict)
     writes: list[str] = field(default_factory=list)  # repository files the run opened to write
-    imported: list[str] = field(default_factory=list)  # installed packages the run imported
+    # Installed modules the run imported that its own code (or a warm package) asked for.
+    imported: list[str] = field(default_factory=list)
     # Where a failing run stopped: the section that raised and the innermost snippet line.
     failed_section: str | None = None
     failed_line: int = 0
@@ -73,15 +73,17 @@ class Result:
 def child_main(job: Job) -> None:
     """Entry point of the child process (forked or spawned)."""
     result = Result()
-    preloaded = set(sys.modules)  # what the fork server had already imported
+    imports = _ImportRecorder()
+    sys.meta_path.insert(0, imports)
     snippet = Snippet(job.key)
     scratch = Path(job.workdir) / "scratch"
     scratch.mkdir(exist_ok=True)
     os.environ.update(RUN_ENV)
     sys.dont_write_bytecode = True
     _limit_threads(job.threads)
-    _fresh_entropy()
-    _fresh_warnings()
+    reseed()
+    # Warning filters stay as the zygote has them: CPython's defaults plus what torch and numpy
+    # add when they are imported, as in a reader's process.
     _watch_repository_files(result)
     stream = _capture_output(job.output)
     try:
@@ -91,7 +93,7 @@ def child_main(job: Job) -> None:
         with figures.observing(snippet):
             _run_chunks(snippet, module, stream, result)
         result.run_seconds = time.perf_counter() - started
-        _note_local_modules(result, preloaded)
+        _note_local_modules(result, imports)
         # What the page shows ends here: values and figures must not print into it.
         _capture_output(Path(job.workdir) / "aside.txt")
         if result.status == "ok":
@@ -99,7 +101,7 @@ def child_main(job: Job) -> None:
             started = time.perf_counter()
             result.figures = _figures(snippet, vars(module))
             result.figure_seconds = time.perf_counter() - started
-            _note_local_modules(result, preloaded)
+            _note_local_modules(result, imports)
         if not snippet.figure_code.exists():
             result.inputs[os.path.relpath(snippet.figure_code, ROOT)] = ABSENT
     except _Failure as failure:
@@ -149,39 +151,15 @@ def _limit_threads(threads: int) -> None:
         sys.modules["torch"].set_num_threads(threads)
 
 
-def _fresh_entropy() -> None:
+def reseed() -> None:
     # A forked child inherits the parent's random state; a fresh interpreter would not.
     random.seed()
     if "numpy" in sys.modules:
         sys.modules["numpy"].random.seed()
     if "torch" in sys.modules:
-        sys.modules["torch"].seed()
-
-
-# CPython's default warning filters ("Default Warning Filter" in the warnings docs).
-DEFAULT_WARNING_FILTERS = (
-    ("default", DeprecationWarning, "__main__"),
-    ("ignore", DeprecationWarning, ""),
-    ("ignore", PendingDeprecationWarning, ""),
-    ("ignore", ImportWarning, ""),
-    ("ignore", ResourceWarning, ""),
-)
-
-
-def _fresh_warnings() -> None:
-    # A forked child inherits the parent's warning filters and hooks (pytest records warnings
-    # instead of printing them); `python snippet.py` starts from CPython's defaults.
-    warnings.resetwarnings()
-    for action, category, module in reversed(DEFAULT_WARNING_FILTERS):
-        warnings.filterwarnings(action, category=category, module=module)
-    warnings.showwarning = warnings._showwarning_orig
-    warnings._showwarnmsg_impl = _print_warning
-
-
-def _print_warning(message: warnings.WarningMessage) -> None:
-    stream = message.file if message.file is not None else sys.stderr
-    if stream is not None:
-        stream.write(warnings._formatwarnmsg(message))
+        # The CPU generator: a fresh interpreter seeds it from the OS, and seeds the others
+        # (CUDA and the like) only when they start, which a forked child's have not.
+        sys.modules["torch"].default_generator.seed()
 
 
 RUNNER = str(Path(__file__).parent)  # keyed as a whole by the cache, not per run
@@ -213,20 +191,43 @@ def _fingerprint(result: Result, path: str) -> None:
             result.inputs[relative] = ABSENT
 
 
-def _note_local_modules(result: Result, preloaded: set[str]) -> None:
-    # An import can be served from a .pyc without opening the source. Local modules are never
-    # preloaded by the fork server, so only the modules this run added need a look.
-    new = [name for name in list(sys.modules) if name not in preloaded]
+class _ImportRecorder:
+    """Names every module this run imports, and which of them were asked for by code that was
+    already loaded (the snippet, its local modules, or a warm package importing lazily, as torch
+    imports torch._dynamo on a first optimizer step). Those are what the zygote imports next
+    time; the rest come with them. Reading new names off sys.modules instead would touch every
+    name the zygote imported, and so copy the memory pages holding them."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.seen: set[str] = set()
+        self.asked: list[str] = []
+
+    def find_spec(self, name, path=None, target=None):
+        frame = sys._getframe(1)
+        while frame and frame.f_code.co_filename.startswith("<frozen importlib"):
+            frame = frame.f_back
+        caller = frame.f_globals.get("__name__") if frame else None
+        local = frame is not None and _input_path(frame.f_code.co_filename) is not None
+        if local or caller not in self.seen:
+            self.asked.append(name)
+        self.names.append(name)
+        self.seen.add(name)
+        return None  # the next finder imports it
+
+
+def _note_local_modules(result: Result, imports: _ImportRecorder) -> None:
+    # An import can be served from a .pyc without opening the source: fingerprint the source of
+    # every repository module the run imported. Local modules are never preloaded by the zygote.
     installed = set()
-    for name in new:
+    for name in dict.fromkeys(imports.names):
         found = getattr(sys.modules.get(name), "__file__", None)
         path = _input_path(found) if isinstance(found, str) else None
         if path:
             _fingerprint(result, path)
         elif isinstance(found, str) and not found.startswith(RUNNER):
             installed.add(name)
-    # The roots of what was imported, for the fork server to import next time.
-    result.imported = sorted(n for n in installed if n.rpartition(".")[0] not in installed)
+    result.imported = sorted(installed.intersection(imports.asked))
 
 
 def _watch_repository_files(result: Result) -> None:

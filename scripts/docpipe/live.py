@@ -3,7 +3,7 @@
 While `mkdocs serve` runs (the hooks make it watch snippets/ and scripts/figures/ too),
 every build first re-runs each snippet whose sources changed since its recording
 (docpipe.sources), through docpipe.pipeline.regen and its cache. The MkDocs process itself never
-imports torch: the runner's fork server (docpipe.pool), started once per serve session with the
+imports torch: the runner's zygote (docpipe.zygote), started once per serve session with the
 run environment (PYTHONHASHSEED=0 among it), imports torch, numpy and matplotlib once, and each
 run is a fork of it.
 
@@ -50,14 +50,14 @@ class Session:
         self.runs = runnable()
         self.failed: dict[Snippet, tuple[dict, str]] = {}  # snippet -> (its inputs, its error)
         self.problem = ""  # why nothing could be refreshed; shown on every page with snippets
-        if self.runs:  # the fork server imports torch & co. while the first build goes on
-            from . import cache, pool
+        if self.runs:  # the zygote imports torch & co. while the first build goes on
+            from . import cache, pool, zygote
 
             try:
                 keys = [s.key for s in catalog.load().snippets]
             except catalog.CatalogError:
                 keys = []
-            pool.start_fork_server([*pool.HEAVY, *cache.imports(keys)])
+            zygote.shared([*pool.HEAVY, *cache.imports(keys)])
 
     def refresh(self) -> None:
         try:

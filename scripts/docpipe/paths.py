@@ -55,20 +55,18 @@ class Snippet:
 
     @classmethod
     def from_path(cls, path: str | Path) -> Snippet:
-        p = Path(path)
-        p = Path(os.path.normpath(p if p.is_absolute() else ROOT / p))
-        try:
-            rel = p.relative_to(SNIPPETS)
-        except ValueError:
-            raise ValueError(f"{path}: not a snippet (snippets live under snippets/)") from None
-        if p.suffix != ".py":
+        # Strings, not pathlib: discovery maps every snippet of the site through here.
+        text = os.fspath(path)
+        text = os.path.normpath(text if os.path.isabs(text) else os.path.join(ROOT, text))
+        inside = str(SNIPPETS) + os.sep
+        if not text.startswith(inside):
+            raise ValueError(f"{path}: not a snippet (snippets live under snippets/)")
+        if not text.endswith(".py"):
             raise ValueError(f"{path}: not a snippet (a snippet is a .py file)")
-        key = rel.with_suffix("")
-        if not all(KEY_PART.fullmatch(part) for part in key.parts):
-            raise ValueError(
-                f"snippets/{rel.as_posix()}: a name the rule cannot map ({NAMING_RULE})"
-            )
-        return cls(key.as_posix())
+        key = text[len(inside) : -len(".py")].replace(os.sep, "/")
+        if not all(KEY_PART.fullmatch(part) for part in key.split("/")):
+            raise ValueError(f"snippets/{key}.py: a name the rule cannot map ({NAMING_RULE})")
+        return cls(key)
 
     @property
     def name(self) -> str:

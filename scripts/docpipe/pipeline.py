@@ -95,10 +95,6 @@ def run(snippets: list[Snippet], cat: Catalog, opts: Options, label: str, **pool
         (s.key, cat.settings[s].values, opts.timeout or cat.settings[s].timeout)
         for s in longest_first
     ]
-    heavy = [
-        *pool.heavy_imports(s.source for s in snippets),
-        *cache.imports([s.key for s in snippets]),
-    ]
     try:
         outcomes = pool.run(
             work,
@@ -106,12 +102,31 @@ def run(snippets: list[Snippet], cat: Catalog, opts: Options, label: str, **pool
             opts.fork and pool_args.pop("fork", True),
             progress.start,
             progress.done,
-            warm=heavy,
+            warm=warm_list(snippets),
             **pool_args,
         )
     finally:
         progress.close()
     return {Snippet(k): o for k, o in outcomes.items()}
+
+
+def warm_list(snippets: list[Snippet]) -> list[str]:
+    """What the zygote imports before these snippets run: the heavy packages their sources
+    import and what their last runs asked for."""
+    from . import pool
+
+    return [
+        *pool.heavy_imports(s.source for s in snippets),
+        *cache.imports([s.key for s in snippets]),
+    ]
+
+
+def start_zygote(snippets: list[Snippet], opts: Options) -> None:
+    """Start the zygote's imports now, so that they overlap the checks made before any run."""
+    if opts.fork:
+        from . import zygote
+
+        zygote.shared(warm_list(snippets))
 
 
 def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | None, str]:
@@ -140,6 +155,7 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
     from .pages import pages_using
 
     result = CheckResult(len(snippets))
+    start_zygote(snippets, opts)
     result.problems = preflight(cat, snippets, writing_outputs=True) + (
         consistency.output_problems(cat) if whole_site else []
     )
@@ -212,8 +228,9 @@ def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> 
             runs.pop(snippet.key, None)
             continue
         result.wrote += [rel(p) for p in writing.replace(files, on_disk.get(snippet, set()))]
-        # A run from a warm server does not see what the server imported for it: keep it.
-        known = [] if force else runs.get(snippet.key, {}).get("imports", [])
+        # A run forked from a warm zygote cannot see what the zygote imported for it, not even
+        # with --force: what a snippet imported stays known while it exists.
+        known = runs.get(snippet.key, {}).get("imports", [])
         imported = sorted({*known, *outcome.result.imported})
         runs[snippet.key] = cache.entry(
             outcome.result.inputs, cat.settings[snippet], files, imported

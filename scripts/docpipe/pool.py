@@ -1,11 +1,11 @@
 """Run snippets in child processes, several at once, each with its own deadline.
 
-Where fork is safe (Linux), every child is forked from multiprocessing's fork server, which
-imports torch and matplotlib once: the import is paid once per run, while each snippet still
-gets a process of its own. The server starts as a fresh interpreter with the runner's fixed
-environment (PYTHONHASHSEED=0 among it), so the children are the same whichever process asks
-for them: regen.py, the tests, or `mkdocs serve`. Elsewhere each child is a fresh interpreter
-(spawn), which is slower and equally correct.
+Where fork is safe (Linux), every child is forked from the runner's zygote (docpipe.zygote),
+which imports torch and matplotlib once: the import is paid once per process, while each
+snippet still gets a process of its own. The zygote starts as a fresh interpreter with the
+runner's fixed environment (PYTHONHASHSEED=0 among it), so the children are the same whichever
+process asks for them: regen.py, the tests, or `mkdocs serve`. Elsewhere each child is a fresh
+interpreter (spawn), which is slower and equally correct.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from pathlib import Path
 
-from . import execute
+from . import execute, zygote
 from .environment import VERSIONED
 from .execute import Job, Result
 from .machine import default_jobs
@@ -88,18 +88,6 @@ def _main_not_rerun():
         main.__spec__ = saved
 
 
-def start_fork_server(modules: Iterable[str]) -> None:
-    """Start the fork server (once per process) with the run environment and warm imports."""
-    from multiprocessing import forkserver
-
-    # Python 3.11's fork server ignores the sys.path it is handed: name this runner's folder.
-    here = str(Path(execute.__file__).resolve().parents[1])
-    path = os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))
-    with run_environment(DOCPIPE_WARM=",".join(modules), PYTHONPATH=path):
-        forkserver.set_forkserver_preload(["docpipe.warm"])
-        forkserver.ensure_running()
-
-
 def run(
     jobs: Iterable[tuple[str, dict[str, str], float]],
     parallel: int,
@@ -111,19 +99,90 @@ def run(
     hash_seed: str | None = None,
 ) -> dict[str, Outcome]:
     """Run (key, values, timeout) jobs; return each snippet's Outcome. `hash_seed` other than
-    the runner's 0 needs fork=False: forked children share the fork server's seed."""
-    context = multiprocessing.get_context("forkserver" if fork else "spawn")
-    if fork:
-        start_fork_server(warm)
+    the runner's 0 needs fork=False: forked children share the zygote's seed."""
     threads = threads or max(1, default_jobs() // parallel)
-    pending = list(jobs)
+    pending = [(key, values, limit, Job(key, values, threads, "")) for key, values, limit in jobs]
+    if fork:
+        return _run_forked(pending, parallel, on_start, on_done, zygote.shared(warm))
+    return _run_spawned(pending, parallel, on_start, on_done, hash_seed)
+
+
+def _run_forked(pending, parallel, on_start, on_done, z: zygote.Zygote) -> dict[str, Outcome]:
+    # key -> [job, timeout, started, pid, why it was killed]; started and pid come with the
+    # zygote's report that it forked the child (it may still be warming when asked).
+    running: dict[str, list] = {}
+    outcomes: dict[str, Outcome] = {}
+    try:
+        while pending or running:
+            while pending and len(running) < parallel:
+                key, _, timeout, job = pending.pop(0)
+                job.workdir = tempfile.mkdtemp(prefix="docpipe-")
+                on_start(key)
+                z.fork(job)
+                running[key] = [job, timeout, None, None, ""]
+            deadlines = [r[2] + r[1] for r in running.values() if r[2] is not None and not r[4]]
+            wait_for = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+            try:
+                events = z.events(wait_for)
+            except zygote.ZygoteDied as e:  # a snippet can kill its parent: fail what ran
+                for job, _, started, _, _ in running.values():
+                    seconds = time.monotonic() - (started or time.monotonic())
+                    outcomes[job.key] = _collect(job, None, seconds, f"stopped: {e}")
+                    on_done(outcomes[job.key])
+                running.clear()
+                z = zygote.shared(z.warmed)
+                continue
+            for event in events:
+                entry = running[event["key"]]
+                if "pid" in event:
+                    entry[2], entry[3] = time.monotonic(), event["pid"]
+                    continue
+                job, _, started, _, killed = running.pop(event["key"])
+                outcome = _collect(job, event["exit"], time.monotonic() - started, killed)
+                outcomes[job.key] = outcome
+                on_done(outcome)
+            for job, timeout, started, pid, killed in running.values():
+                if started is not None and not killed and time.monotonic() >= started + timeout:
+                    _kill(pid)
+                    running[job.key][4] = f"timed out after {timeout:g} s"
+    finally:
+        _abandon(z, running)
+    return outcomes
+
+
+def _abandon(z: zygote.Zygote, running: dict[str, list]) -> None:
+    """Kill what still runs after an interruption and wait for the zygote to report it, so
+    that no late report reaches the next run."""
+    for _, _, _, pid, _ in running.values():
+        if pid is not None:
+            _kill(pid)
+    deadline = time.monotonic() + 10
+    with contextlib.suppress(zygote.ZygoteDied):
+        while running and time.monotonic() < deadline:
+            for event in z.events(max(0.0, deadline - time.monotonic())):
+                if "pid" in event:
+                    _kill(event["pid"])
+                else:
+                    job = running.pop(event["key"])[0]
+                    shutil.rmtree(job.workdir, ignore_errors=True)
+
+
+def _kill(pid: int | None) -> None:
+    with contextlib.suppress(ProcessLookupError, TypeError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, Outcome]:
+    """Each snippet in a fresh interpreter (multiprocessing's spawn): where fork is unsafe, and
+    for the audit's second run with another hash seed."""
+    context = multiprocessing.get_context("spawn")
     running: dict[int, tuple[multiprocessing.Process, Job, float, float]] = {}
     outcomes: dict[str, Outcome] = {}
     try:
         while pending or running:
             while pending and len(running) < parallel:
-                key, values, timeout = pending.pop(0)
-                job = Job(key, values, threads, tempfile.mkdtemp(prefix="docpipe-"))
+                key, _, timeout, job = pending.pop(0)
+                job.workdir = tempfile.mkdtemp(prefix="docpipe-")
                 process = context.Process(target=execute.child_main, args=(job,), daemon=True)
                 on_start(key)
                 started = time.monotonic()

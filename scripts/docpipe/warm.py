@@ -1,5 +1,5 @@
-"""Imported once by the fork server that every snippet's process is forked from: it pays the
-slow imports (DOCPIPE_WARM, comma-separated) once per run instead of once per snippet.
+"""Imported once by the zygote that every snippet's process is forked from: it pays the slow
+imports (DOCPIPE_WARM, comma-separated) once instead of once per snippet.
 
 Every child needs the runner itself, so it is imported here too; the rest of the list is the
 heavy packages the snippets import and what their last runs imported (docpipe.cache.imports).
@@ -11,12 +11,17 @@ import contextlib
 import importlib
 import os
 
-from . import sections
+from . import execute, sections  # noqa: F401  (every child runs execute.child_main)
+
+
+def load(names) -> None:
+    for name in names:
+        with contextlib.suppress(BaseException):
+            importlib.import_module(name)
+            if name == "matplotlib":
+                importlib.import_module("matplotlib.pyplot")
+
 
 sections.preprocessor()  # every child reads its snippet's sections with pymdownx's grammar
-
-for _name in filter(None, os.environ.get("DOCPIPE_WARM", "").split(",")):
-    with contextlib.suppress(BaseException):
-        importlib.import_module(_name)
-        if _name == "matplotlib":
-            importlib.import_module("matplotlib.pyplot")
+load(filter(None, os.environ.get("DOCPIPE_WARM", "").split(",")))
+execute.reseed()  # the first call pays lazy set-up (numpy's is ~9 ms); each child reseeds anyway

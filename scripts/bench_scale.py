@@ -1,0 +1,148 @@
+"""The scale series of `make bench`: how check, a no-change regen and the naive loop grow with
+the number of snippets. Each N adds N small snippets (each seeds itself, trains a 64x64 weight
+for 20 steps and prints one number) to a temporary copy of the repository, shown on one page.
+The real repository is never touched.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from docpipe.paths import ROOT
+
+SIZES = (0, 25, 100, 250)
+SNIPPET = """\
+import torch
+
+# --8<-- [start:train]
+torch.manual_seed({i})
+w = torch.randn(64, 64, requires_grad=True)
+x = torch.randn(8, 64)
+for _ in range(20):
+    loss = (x @ w).pow(2).mean()
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.01 * w.grad
+        w.grad = None
+print(f"{{loss.item():.4f}}")
+# --8<-- [end:train]
+"""
+BLOCK = """
+```python title="snippets/scale/s{i:03d}.py"
+--8<-- "snippets/scale/s{i:03d}.py:train"
+```
+
+``` text title="python snippets/scale/s{i:03d}.py"
+--8<-- "docs/generated/scale/s{i:03d}.txt"
+```
+"""
+SKIP = (".git", ".venv", "site", ".cache", "test-artifacts", "__pycache__", "node_modules")
+REGEN = [sys.executable, "scripts/regen.py"]
+
+
+def copy_with(n: int, into: Path) -> Path:
+    """A copy of the repository with n scale snippets on a page of their own (none for 0)."""
+    repo = into / f"repo-{n}"
+    shutil.copytree(ROOT, repo, ignore=shutil.ignore_patterns(*SKIP))
+    if n == 0:
+        return repo
+    for i in range(n):
+        path = repo / "snippets" / "scale" / f"s{i:03d}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(SNIPPET.format(i=i), encoding="utf-8")
+    page = "# Scale\n" + "".join(BLOCK.format(i=i) for i in range(n))
+    (repo / "docs" / "scale.md").write_text(page, encoding="utf-8")
+    config = (repo / "mkdocs.yml").read_text(encoding="utf-8")
+    nav = "  - Scale: scale.md\n  - Scale notebook: notebooks/scale.ipynb\n  - Contributing:"
+    (repo / "mkdocs.yml").write_text(config.replace("  - Contributing:", nav), encoding="utf-8")
+    return repo
+
+
+def timed(command: list[str], cwd: Path, repeat: int = 1) -> float:
+    """Median wall time of a command that must succeed."""
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+        times.append(time.perf_counter() - started)
+        if done.returncode != 0:
+            sys.exit(f"bench: {' '.join(command)} failed in {cwd}:\n{done.stdout}{done.stderr}")
+    return statistics.median(times)
+
+
+def naive(repo: Path, n: int) -> float:
+    """One fresh interpreter per added snippet, one after another: what a loop over
+    `python snippets/scale/sNNN.py` costs."""
+    started = time.perf_counter()
+    for i in range(n):
+        subprocess.run(
+            [sys.executable, f"snippets/scale/s{i:03d}.py"], cwd=repo, capture_output=True
+        )
+    return time.perf_counter() - started
+
+
+def series(sizes=SIZES, repeat: int = 3) -> list[dict]:
+    """For each N: check (median of `repeat`), no-change regen (median of 5), naive loop."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+        cache = None
+        for n in sizes:
+            repo = copy_with(n, Path(tmp))
+            if cache:  # the site's own snippets are recorded once, for every N
+                shutil.copytree(cache, repo / ".cache")
+            timed(REGEN, repo)  # record the N new snippets
+            timed(REGEN, repo)  # a clean regen, which the next ones can answer from
+            cache = cache or shutil.copytree(repo / ".cache", Path(tmp) / "site-cache")
+            row = {
+                "n": n,
+                "check": timed([*REGEN, "--check"], repo, repeat),
+                "no-change regen": timed(REGEN, repo, repeat=5),
+                "naive": naive(repo, n),
+            }
+            rows.append(row)
+            print(
+                f"N={n:4}  check {row['check']:7.2f} s  no-change regen"
+                f" {row['no-change regen']:6.3f} s  naive {row['naive']:7.1f} s",
+                flush=True,
+            )
+            shutil.rmtree(repo)
+    return rows
+
+
+def slope(rows: list[dict], measure: str) -> float:
+    """Seconds per added snippet: the slope of the least-squares line through the series."""
+    xs, ys = [r["n"] for r in rows], [r[measure] for r in rows]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
+        (x - mx) ** 2 for x in xs
+    )
+
+
+def plot(rows: list[dict], path: Path) -> None:
+    """Time against N for the three measures, as an SVG with fixed ids (a rerun diffs only
+    where a figure moved)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context({"svg.hashsalt": "bench", "svg.fonttype": "none"}):
+        fig, ax = plt.subplots(figsize=(6.4, 3.8))
+        styles = (("check", "o-"), ("no-change regen", "s-"), ("naive", "^--"))
+        for measure, style in styles:
+            ax.plot([r["n"] for r in rows], [r[measure] for r in rows], style, label=measure)
+        ax.set_yscale("symlog", linthresh=1)
+        ax.set_xlabel("snippets added to the site (N)")
+        ax.set_ylabel("wall time (s)")
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, format="svg", metadata={"Date": None})
+        plt.close(fig)
