@@ -55,3 +55,38 @@ def test_what_a_snippet_imported_last_time_is_imported_before_its_next_run(sandb
     assert sandbox.read("docs/generated/lazy.txt") == "text/plain\n"
     # A warm run does not see those imports; they stay known all the same.
     assert recorded_imports(sandbox) == ["email.mime", "email.mime.text"]
+
+
+# Forked from the extended zygote (the one that imported email.mime.text for it), it kills it.
+EXTENDED_KILLER = """\
+import os
+import signal
+import sys
+import time
+
+if "email.mime.text" in sys.modules:
+    os.kill(os.getppid(), signal.SIGKILL)
+    time.sleep(5)
+import email.mime.text  # noqa: E402, F401
+
+print("recorded")
+"""
+AFTER = 'import email.mime.text  # noqa: F401\n\nprint("after")\n'
+
+
+def test_a_snippet_that_kills_the_extended_zygote_fails_alone(sandbox):
+    sandbox.write("snippets/a_killer.py", EXTENDED_KILLER)
+    sandbox.write("snippets/b_after.py", AFTER)
+    sandbox.write(
+        "docs/index.md", PAGE.replace("lazy", "a_killer") + PAGE.replace("lazy", "b_after")
+    )
+    first = sandbox.regen()
+    assert first.returncode == 0, first.stderr
+    again = sandbox.regen("--force", "-j", "1")
+    assert again.returncode == 1
+    assert (
+        "FAILED snippets/a_killer.py: stopped: the runner's zygote ended (exit status -9)"
+    ) in again.stderr
+    assert "FAILED snippets/b_after.py" not in again.stderr  # a new extended zygote ran it
+    assert "regen: 2 run, 1 failed" in again.stdout + again.stderr
+    assert sandbox.read("docs/generated/b_after.txt") == "after\n"

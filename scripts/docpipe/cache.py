@@ -166,10 +166,11 @@ def entry(
     }
 
 
-def imports(keys: list[str]) -> list[str]:
-    """The installed modules these snippets' last recorded runs imported (to warm up)."""
+def imports_by_snippet(keys: list[str]) -> dict[str, list[str]]:
+    """The installed modules each snippet's recorded runs asked for, for the zygote to import
+    before it runs again."""
     runs = load().get("snippets", {})
-    return sorted({name for k in keys for name in runs.get(k, {}).get("imports", [])})
+    return {k: runs[k]["imports"] for k in keys if runs.get(k, {}).get("imports")}
 
 
 def fresh(

@@ -51,13 +51,9 @@ class Session:
         self.failed: dict[Snippet, tuple[dict, str]] = {}  # snippet -> (its inputs, its error)
         self.problem = ""  # why nothing could be refreshed; shown on every page with snippets
         if self.runs:  # the zygote imports torch & co. while the first build goes on
-            from . import cache, pool, zygote
+            from . import pool, zygote
 
-            try:
-                keys = [s.key for s in catalog.load().snippets]
-            except catalog.CatalogError:
-                keys = []
-            zygote.shared([*pool.HEAVY, *cache.imports(keys)])
+            zygote.shared(pool.HEAVY)
 
     def refresh(self) -> None:
         try:

@@ -103,6 +103,7 @@ def run(snippets: list[Snippet], cat: Catalog, opts: Options, label: str, **pool
             progress.start,
             progress.done,
             warm=warm_list(snippets),
+            extras=cache.imports_by_snippet([s.key for s in snippets]),
             **pool_args,
         )
     finally:
@@ -111,14 +112,10 @@ def run(snippets: list[Snippet], cat: Catalog, opts: Options, label: str, **pool
 
 
 def warm_list(snippets: list[Snippet]) -> list[str]:
-    """What the zygote imports before these snippets run: the heavy packages their sources
-    import and what their last runs asked for."""
+    """What the zygote imports before these snippets run: the heavy packages they import."""
     from . import pool
 
-    return [
-        *pool.heavy_imports(s.source for s in snippets),
-        *cache.imports([s.key for s in snippets]),
-    ]
+    return list(pool.heavy_imports(s.source for s in snippets))
 
 
 def start_zygote(snippets: list[Snippet], opts: Options) -> None:

@@ -20,7 +20,7 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 from pathlib import Path
@@ -97,74 +97,92 @@ def run(
     threads: int | None = None,
     warm: Iterable[str] = HEAVY,
     hash_seed: str | None = None,
+    extras: Mapping[str, list[str]] | None = None,
 ) -> dict[str, Outcome]:
-    """Run (key, values, timeout) jobs; return each snippet's Outcome. `hash_seed` other than
-    the runner's 0 needs fork=False: forked children share the zygote's seed."""
+    """Run (key, values, timeout) jobs; return each snippet's Outcome. The zygote imports `warm`;
+    a snippet with `extras` (what its last run imported beyond) forks from the extended zygote.
+    `hash_seed` other than the runner's 0 needs fork=False: forked children share its seed."""
     threads = threads or max(1, default_jobs() // parallel)
     pending = [(key, values, limit, Job(key, values, threads, "")) for key, values, limit in jobs]
     if fork:
-        return _run_forked(pending, parallel, on_start, on_done, zygote.shared(warm))
+        return _run_forked(pending, parallel, on_start, on_done, zygote.shared(warm), extras or {})
     return _run_spawned(pending, parallel, on_start, on_done, hash_seed)
 
 
-def _run_forked(pending, parallel, on_start, on_done, z: zygote.Zygote) -> dict[str, Outcome]:
-    # key -> [job, timeout, started, pid, why it was killed]; started and pid come with the
-    # zygote's report that it forked the child (it may still be warming when asked).
-    running: dict[str, list] = {}
+@dataclass
+class _Running:
+    job: Job
+    timeout: float
+    extended: bool  # forked from the extended zygote
+    started: float | None = None  # set when the zygote reports the fork (it may be warming)
+    pid: int | None = None
+    killed: str = ""  # why it was killed
+
+
+def _run_forked(pending, parallel, on_start, on_done, z, extras) -> dict[str, Outcome]:
+    running: dict[str, _Running] = {}
     outcomes: dict[str, Outcome] = {}
+
+    def stopped(which: list[_Running], why: str) -> None:
+        for r in which:
+            seconds = time.monotonic() - (r.started or time.monotonic())
+            outcomes[r.job.key] = _collect(r.job, None, seconds, f"stopped: {why}")
+            on_done(outcomes[r.job.key])
+            del running[r.job.key]
+
     try:
         while pending or running:
             while pending and len(running) < parallel:
                 key, _, timeout, job = pending.pop(0)
                 job.workdir = tempfile.mkdtemp(prefix="docpipe-")
                 on_start(key)
-                z.fork(job)
-                running[key] = [job, timeout, None, None, ""]
-            deadlines = [r[2] + r[1] for r in running.values() if r[2] is not None and not r[4]]
+                z.fork(job, extras.get(key, []))
+                running[key] = _Running(job, timeout, bool(extras.get(key)))
+            deadlines = [
+                r.started + r.timeout for r in running.values() if r.started and not r.killed
+            ]
             wait_for = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
             try:
                 events = z.events(wait_for)
             except zygote.ZygoteDied as e:  # a snippet can kill its parent: fail what ran
-                for job, _, started, _, _ in running.values():
-                    seconds = time.monotonic() - (started or time.monotonic())
-                    outcomes[job.key] = _collect(job, None, seconds, f"stopped: {e}")
-                    on_done(outcomes[job.key])
-                running.clear()
+                stopped(list(running.values()), str(e))
                 z = zygote.shared(z.warmed)
                 continue
             for event in events:
-                entry = running[event["key"]]
-                if "pid" in event:
-                    entry[2], entry[3] = time.monotonic(), event["pid"]
+                if "extended_exit" in event:
+                    why = f"the runner's zygote ended (exit status {event['extended_exit']})"
+                    stopped([r for r in running.values() if r.extended], why)
                     continue
-                job, _, started, _, killed = running.pop(event["key"])
-                outcome = _collect(job, event["exit"], time.monotonic() - started, killed)
-                outcomes[job.key] = outcome
+                r = running[event["key"]]
+                if "pid" in event:
+                    r.started, r.pid = time.monotonic(), event["pid"]
+                    continue
+                del running[event["key"]]
+                outcome = _collect(r.job, event["exit"], time.monotonic() - r.started, r.killed)
+                outcomes[r.job.key] = outcome
                 on_done(outcome)
-            for job, timeout, started, pid, killed in running.values():
-                if started is not None and not killed and time.monotonic() >= started + timeout:
-                    _kill(pid)
-                    running[job.key][4] = f"timed out after {timeout:g} s"
+            for r in running.values():
+                if r.started and not r.killed and time.monotonic() >= r.started + r.timeout:
+                    _kill(r.pid)
+                    r.killed = f"timed out after {r.timeout:g} s"
     finally:
         _abandon(z, running)
     return outcomes
 
 
-def _abandon(z: zygote.Zygote, running: dict[str, list]) -> None:
+def _abandon(z: zygote.Zygote, running: dict[str, _Running]) -> None:
     """Kill what still runs after an interruption and wait for the zygote to report it, so
     that no late report reaches the next run."""
-    for _, _, _, pid, _ in running.values():
-        if pid is not None:
-            _kill(pid)
+    for r in running.values():
+        _kill(r.pid)
     deadline = time.monotonic() + 10
     with contextlib.suppress(zygote.ZygoteDied):
         while running and time.monotonic() < deadline:
             for event in z.events(max(0.0, deadline - time.monotonic())):
                 if "pid" in event:
                     _kill(event["pid"])
-                else:
-                    job = running.pop(event["key"])[0]
-                    shutil.rmtree(job.workdir, ignore_errors=True)
+                elif "key" in event:
+                    shutil.rmtree(running.pop(event["key"]).job.workdir, ignore_errors=True)
 
 
 def _kill(pid: int | None) -> None:

@@ -2,7 +2,8 @@
 imports (DOCPIPE_WARM, comma-separated) once instead of once per snippet.
 
 Every child needs the runner itself, so it is imported here too; the rest of the list is the
-heavy packages the snippets import and what their last runs imported (docpipe.cache.imports).
+heavy packages the snippets import. The extended zygote then loads what the snippets' last
+runs asked for beyond them (docpipe.cache.imports_by_snippet).
 A module that fails to import here is skipped silently on purpose: each snippet that imports it
 then fails in its own process with the real error, named, and the other snippets run.
 """
@@ -10,6 +11,7 @@ then fails in its own process with the real error, named, and the other snippets
 import contextlib
 import importlib
 import os
+import sys
 
 from . import execute, sections  # noqa: F401  (every child runs execute.child_main)
 
@@ -25,3 +27,23 @@ def load(names) -> None:
 sections.preprocessor()  # every child reads its snippet's sections with pymdownx's grammar
 load(filter(None, os.environ.get("DOCPIPE_WARM", "").split(",")))
 execute.reseed()  # the first call pays lazy set-up (numpy's is ~9 ms); each child reseeds anyway
+
+
+def _first_gradient() -> None:
+    # torch sets up its CPU kernels, autograd engine and allocator on first use; paid here once,
+    # not in every child. Nothing a snippet can observe changes: the random state is reseeded in
+    # each child, and one thread means no thread pool for a child to inherit.
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    w = torch.randn(8, 8, requires_grad=True)
+    with torch.no_grad():
+        w.mul_(1.0)
+    (torch.randn(2, 8) @ w).pow(2).mean().backward()
+    torch.set_num_threads(threads)
+
+
+if "torch" in sys.modules:
+    with contextlib.suppress(Exception):
+        _first_gradient()

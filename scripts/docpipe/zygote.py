@@ -56,12 +56,13 @@ class Zygote:
             self._write({"warm": new})
             self.warmed.update(new)
 
-    def fork(self, job) -> None:
-        self._write({"job": asdict(job)})
+    def fork(self, job, extras: list[str]) -> None:
+        self._write({"job": asdict(job), "extras": extras})
 
     def events(self, timeout: float | None) -> list[dict]:
         """What the zygote reported within `timeout` seconds: {"key", "pid"} once a child
-        started, {"key", "exit"} once it ended (its exit code; -N: killed by signal N)."""
+        started, {"key", "exit"} once it ended (its exit code; -N: killed by signal N), and
+        {"extended_exit"} if the extended zygote ended (its children's reports with it)."""
         if not self.selector.select(timeout):
             return []
         chunk = os.read(self.process.stdout.fileno(), 1 << 16)
@@ -107,39 +108,110 @@ def main() -> None:
     from . import warm  # noqa: F401  (imports the heavy packages)
 
     _freeze()
-    children: dict[int, tuple[int, str]] = {}  # pidfd -> (pid, key)
-    selector = selectors.DefaultSelector()
-    selector.register(0, selectors.EVENT_READ)
-    pending, reading = b"", True
-    while reading or children:
-        for ready, _ in selector.select():
-            if ready.fd != 0:
-                pid, key = children.pop(ready.fd)
-                selector.unregister(ready.fd)
-                os.close(ready.fd)
-                _, status = os.waitpid(pid, 0)
-                _send(channel, {"key": key, "exit": os.waitstatus_to_exitcode(status)})
-                continue
-            chunk = os.read(0, 1 << 16)
-            if not chunk:  # the parent is gone: nobody wants the results of what still runs
-                reading = False
-                selector.unregister(0)
-                for pid, _ in children.values():
-                    _kill(pid)
-                continue
-            *lines, pending = (pending + chunk).split(b"\n")
-            for line in lines:
-                message = json.loads(line)
-                if "warm" in message:
-                    warm.load(message["warm"])
-                    continue
-                pid = os.fork()
-                if pid == 0:
-                    _child(message["job"], [channel, *children])
-                pidfd = os.pidfd_open(pid)
-                children[pidfd] = (pid, message["job"]["key"])
-                selector.register(pidfd, selectors.EVENT_READ)
-                _send(channel, {"key": message["job"]["key"], "pid": pid})
+    _Server(channel).serve()
+
+
+class _Server:
+    """Forks a child per job line read on stdin and reports on the channel. A job that names
+    extras (what the snippet's last run imported beyond the heavy packages) goes to the
+    extended zygote: forked from this one on first need, it imports those too. The rest fork
+    from this smaller process, which is quicker to fork and to exit."""
+
+    def __init__(self, channel: int) -> None:
+        self.channel = channel
+        self.children: dict[int, tuple[int, str]] = {}  # pidfd -> (pid, key)
+        self.extended: dict | None = None  # pid, pidfd, pipe (its stdin), imported
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(0, selectors.EVENT_READ)
+
+    def serve(self) -> None:
+        pending, reading = b"", True
+        while reading or self.children or self.extended:
+            for ready, _ in self.selector.select():
+                if ready.fd == 0:
+                    chunk = os.read(0, 1 << 16)
+                    if not chunk:  # the parent is gone: nobody wants what still runs
+                        reading = False
+                        self._stop()
+                        continue
+                    *lines, pending = (pending + chunk).split(b"\n")
+                    for line in lines:
+                        self._handle(json.loads(line))
+                elif self.extended and ready.fd == self.extended["pidfd"]:
+                    code = self._reap(ready.fd, self.extended["pid"])
+                    self.extended = None
+                    _send(self.channel, {"extended_exit": code})
+                else:
+                    pid, key = self.children.pop(ready.fd)
+                    _send(self.channel, {"key": key, "exit": self._reap(ready.fd, pid)})
+
+    def _handle(self, message: dict) -> None:
+        from . import warm
+
+        if "warm" in message:
+            warm.load(message["warm"])
+        elif message.get("extras"):
+            self._extend(message.pop("extras"))
+            os.write(self.extended["pipe"], json.dumps(message).encode() + b"\n")
+        else:
+            pid = os.fork()
+            if pid == 0:
+                _child(message["job"], self._fds())
+            self._watch(pid, (pid, message["job"]["key"]))
+            _send(self.channel, {"key": message["job"]["key"], "pid": pid})
+
+    def _extend(self, extras: list[str]) -> None:
+        if self.extended:
+            new = sorted(set(extras) - self.extended["imported"])
+            if new:
+                os.write(self.extended["pipe"], json.dumps({"warm": new}).encode() + b"\n")
+                self.extended["imported"].update(new)
+            return
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                for fd in [write, *self._fds()]:
+                    if fd != self.channel:  # the extended zygote reports on it too
+                        os.close(fd)
+                os.dup2(read, 0)
+                os.close(read)
+                from . import warm
+
+                warm.load(extras)
+                _freeze()
+                _Server(self.channel).serve()
+            finally:
+                os._exit(0)
+        os.close(read)
+        self.extended = {"pid": pid, "pipe": write, "imported": set(extras)}
+        self.extended["pidfd"] = self._watch(pid, None)
+
+    def _watch(self, pid: int, child: tuple[int, str] | None) -> int:
+        pidfd = os.pidfd_open(pid)
+        self.selector.register(pidfd, selectors.EVENT_READ)
+        if child:
+            self.children[pidfd] = child
+        return pidfd
+
+    def _reap(self, pidfd: int, pid: int) -> int:
+        self.selector.unregister(pidfd)
+        os.close(pidfd)
+        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+    def _fds(self) -> list[int]:
+        """What a forked child must close: the zygote's own descriptors."""
+        own = [self.channel, self.selector.fileno(), *self.children]
+        if self.extended:
+            own += [self.extended["pipe"], self.extended["pidfd"]]
+        return own
+
+    def _stop(self) -> None:
+        self.selector.unregister(0)
+        for pid, _ in self.children.values():
+            _kill(pid)
+        if self.extended:  # it stops its own children when it reads the end of its input
+            os.close(self.extended["pipe"])
 
 
 def _child(job: dict, inherited: list[int]) -> None:
