@@ -23,6 +23,7 @@ from test_browser import PAGES, Visit, site_base
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")
+SCHEMES = ("light", "dark")
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 
 # Runs axe over the whole document, or with `rules` only those rules on the focused element.
@@ -160,12 +161,19 @@ UNREACHED = """(selector) => [...document.querySelectorAll(selector)]
 MOST_TAB_STOPS = 2000  # far more than any page has: a page that traps focus fails here
 
 
-def tab_through(visit: Visit) -> list[dict]:
-    """Press Tab from the top of the page until focus leaves the page's last element."""
+# The focused kinds (region, tag and classes) whose colours this process has checked, per
+# palette: a kind takes its colours from the theme's CSS, the same on every page, so each is
+# checked on the first page that has it. The keyboard tests of one palette share a worker.
+CHECKED_KINDS: dict[str, set[str]] = {"light": set(), "dark": set()}
+
+
+def tab_through(visit: Visit, checked: set[str]) -> list[dict]:
+    """Press Tab from the top of the page until focus leaves the page's last element; check
+    the colours of each focused kind not in `checked` (and add it)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     visit.page.add_style_tag(content=NO_TRANSITIONS)
-    stops, checked = [], set()
+    stops = []
     for _ in range(MOST_TAB_STOPS):
         visit.page.keyboard.press("Tab")
         stop = visit.page.evaluate(FOCUS)
@@ -189,14 +197,16 @@ def tab_through(visit: Visit) -> list[dict]:
     raise AssertionError(f"focus never left the page after {MOST_TAB_STOPS} Tab presses")
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize(
+    "scheme", [pytest.param(s, marks=pytest.mark.xdist_group(f"keyboard-{s}")) for s in SCHEMES]
+)
 @pytest.mark.parametrize("path", PAGES)
 def test_keyboard_reaches_every_control_with_visible_focus(path, scheme, browser, server):
     axe_script()
     visit = Visit(browser, server, scheme)
     try:
         visit.open(path, until="load")
-        stops = tab_through(visit)
+        stops = tab_through(visit, CHECKED_KINDS[scheme])
         unreached = {kind: visit.page.evaluate(UNREACHED, css) for kind, css in MUST_REACH.items()}
         present = {
             kind: visit.page.evaluate("(css) => document.querySelectorAll(css).length", css)
