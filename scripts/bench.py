@@ -39,21 +39,14 @@ from docpipe.paths import ROOT  # noqa: E402
 
 RESULTS = ROOT / "BENCHMARKS.md"
 PLOT = ROOT / "benchmarks" / "scale.svg"
-REGEN = [sys.executable, "scripts/regen.py"]
+REGEN = bench_scale.REGEN
 IMPORT = "import torch, numpy, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot"
 REPEAT = 3
 
 
 def wall(command: list[str], repeat: int = REPEAT) -> float:
-    """Median wall time of a command that must succeed."""
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
-        times.append(time.perf_counter() - started)
-        if done.returncode != 0:
-            sys.exit(f"bench: {' '.join(command)} failed:\n{done.stdout}{done.stderr}")
-    return statistics.median(times)
+    """Median wall time of a command that must succeed, run from the repository's root."""
+    return bench_scale.timed(command, ROOT, repeat)
 
 
 def compute_seconds() -> tuple[float, int, float, str]:
