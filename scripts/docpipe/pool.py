@@ -103,7 +103,7 @@ def run(
     a snippet with `extras` (what its last run imported beyond) forks from the extended zygote.
     `hash_seed` other than the runner's 0 needs fork=False: forked children share its seed."""
     threads = threads or max(1, default_jobs() // parallel)
-    pending = [(key, values, limit, Job(key, values, threads, "")) for key, values, limit in jobs]
+    pending = [(Job(key, values, threads, ""), limit) for key, values, limit in jobs]
     if fork:
         return _run_forked(pending, parallel, on_start, on_done, zygote.shared(warm), extras or {})
     return _run_spawned(pending, parallel, on_start, on_done, hash_seed)
@@ -133,7 +133,8 @@ def _run_forked(pending, parallel, on_start, on_done, z, extras) -> dict[str, Ou
     try:
         while pending or running:
             while pending and len(running) < parallel:
-                key, _, timeout, job = pending.pop(0)
+                job, timeout = pending.pop(0)
+                key = job.key
                 job.workdir = tempfile.mkdtemp(prefix="docpipe-")
                 on_start(key)
                 z.fork(job, extras.get(key, []))
@@ -199,7 +200,8 @@ def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, O
     try:
         while pending or running:
             while pending and len(running) < parallel:
-                key, _, timeout, job = pending.pop(0)
+                job, timeout = pending.pop(0)
+                key = job.key
                 job.workdir = tempfile.mkdtemp(prefix="docpipe-")
                 process = context.Process(target=execute.child_main, args=(job,), daemon=True)
                 on_start(key)
