@@ -49,25 +49,18 @@ def pytest_cmdline_main(config):
         config.option.dist = "loadgroup"
 
 
-# Under pytest-xdist, the longest tests start first, so that no worker is left running a
-# long one alone at the end: the group that runs the whole site (test_drift, test_isolation),
-# then the browser tests, longest first.
-LONGEST_FIRST = (
-    "test_keyboard_reaches_every_control_with_visible_focus",
-    "test_page_has_no_serious_accessibility_violation",
-    "test_page_renders_completely_offline",
-)
-
-
+# Under pytest-xdist, the longest work starts first, so that no worker is left running a long
+# piece alone at the end: the group that runs the whole site (test_drift, test_isolation), then
+# the visits to each page in each palette (tour.py), then the rest.
 def pytest_collection_modifyitems(items):
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return
 
     def rank(item) -> int:
-        if item.get_closest_marker("xdist_group"):
-            return 0
-        name = getattr(item, "originalname", "")
-        return 1 + LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST) + 1
+        marker = item.get_closest_marker("xdist_group")
+        if marker is None:
+            return 2
+        return 0 if marker.args[0] == "site-run" else 1
 
     items.sort(key=rank)  # stable: the same order in every worker, as xdist requires
 
@@ -83,7 +76,7 @@ def pytest_configure(config):
     inherit its address through the environment."""
     if hasattr(config, "workerinput"):
         return
-    from test_browser import serve
+    from browsing import serve
 
     config.stash[STARTED] = time.time()
     folder = Path(tempfile.mkdtemp(prefix="autograd-docs-site-"))
@@ -231,7 +224,7 @@ def sandbox(tmp_path):
 def server():
     """The origin of the session's site server, once the site is built (by the first worker
     that needs it)."""
-    from test_browser import build_site
+    from browsing import build_site
 
     origin, folder = os.environ[SITE_SERVER].split(" ", 1)
     built = Path(f"{folder}.built")
@@ -244,7 +237,7 @@ def server():
 
 @pytest.fixture(scope="session")
 def browser(tmp_path_factory):
-    from test_browser import SCREENSHOTS, launched_chromium
+    from browsing import SCREENSHOTS, launched_chromium
 
     # no stale picture from an earlier run, and no worker deleting another one's
     once_per_session(
@@ -258,7 +251,7 @@ def browser(tmp_path_factory):
 
 def pytest_terminal_summary(terminalreporter, config):
     """Names the screenshots this session took; workers took them, so count the files."""
-    from test_browser import SCREENSHOTS
+    from browsing import SCREENSHOTS
 
     if STARTED not in config.stash or not SCREENSHOTS.is_dir():
         return

@@ -1,219 +1,36 @@
 """Accessibility: an axe-core audit of every page, and every page used with the keyboard alone.
 
-axe-core is the accessibility engine of the browsers' own developer tools. It comes from npm
-(package.json pins it; `make test` installs it with `npm ci`) and playwright injects
-node_modules/axe-core/axe.min.js into each page under test: the site never loads it itself.
-A serious or critical violation fails the audit, named with its page, palette, rule and element.
-
-The keyboard tests press Tab through each whole page and check that focus reaches the
-notebook buttons, the code copy buttons, the palette toggle and the footer links, always
-on something visible that shows it has the focus.
+A serious or critical axe violation fails the audit, named with its page, palette, viewport,
+rule and element. The keyboard tests press Tab through each whole page and check that focus
+reaches the notebook buttons, the code copy buttons, the palette toggle and the footer links,
+always on something visible that shows it has the focus. Both look at the visit tour.py takes
+of each page in each palette.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
 
+import tour
+from browsing import PAGES, Visit, site_base
 from docpipe.paths import ROOT
-from test_browser import PAGES, Visit, site_base
-
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-BLOCKING = ("serious", "critical")
-SCHEMES = ("light", "dark")
-VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
-
-# Runs axe over the whole document, or with `rules` only those rules on the focused element.
-RUN_AXE = """async ({ blocking, rules }) => {
-    const only = rules ? { runOnly: rules } : {};
-    const context = rules ? document.activeElement : document;
-    const result = await axe.run(context, { resultTypes: ['violations'], ...only });
-    return result.violations
-        .filter(v => blocking.includes(v.impact))
-        .map(v => ({
-            rule: v.id,
-            impact: v.impact,
-            help: v.help,
-            nodes: v.nodes.map(n => ({
-                target: n.target.join(' '),
-                html: n.html,
-                summary: n.failureSummary || '',
-            })),
-        }));
-}"""
+from tour import FOCUS, describe
 
 
-def axe_script() -> Path:
-    if AXE.exists():
-        return AXE
-    reason = (
-        "ACCESSIBILITY AUDIT NOT RUN: node_modules/axe-core is missing "
-        "(make test installs it with `npm ci`)"
-    )
-    if os.environ.get("CI"):
-        pytest.fail(reason + "; under CI a skipped audit is a failure")
-    pytest.skip(reason)
-
-
-def serious_violations(visit: Visit, rules: list[str] | None = None) -> list[dict]:
-    """The page's serious and critical axe violations (rule, impact, help, nodes); with
-    `rules`, only those rules and only on the focused element."""
-    if not visit.page.evaluate("() => typeof axe !== 'undefined'"):
-        visit.page.add_script_tag(path=axe_script())
-    return visit.page.evaluate(RUN_AXE, {"blocking": list(BLOCKING), "rules": rules})
-
-
-def describe(where: str, violations: list[dict]) -> list[str]:
-    """One line per failing element: where (page and palette), rule, element and why."""
-    lines = []
-    for v in violations:
-        for node in v["nodes"]:
-            why = " ".join(node["summary"].split())
-            lines.append(
-                f"{where}: {v['rule']} ({v['impact']}: {v['help']}) "
-                f"at `{node['target']}` {node['html'][:160]!r}: {why[:300]}"
-            )
-    return lines
-
-
-# Waits until the theme's animations and transitions (after a resize) end, within a bound.
-SETTLED = """() => Promise.race([
-    Promise.all(document.getAnimations().map(a => a.finished.catch(() => null))),
-    new Promise(done => setTimeout(done, 2000)),
-])"""
-
-
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("path", PAGES)
+@pytest.mark.parametrize(("path", "scheme"), tour.params(PAGES))
 def test_page_has_no_serious_accessibility_violation(path, scheme, browser, server):
-    """Each viewport in turn, in one visit: the page opens at the first size and is resized
-    to the next once audited."""
-    axe_script()
-    visit = Visit(browser, server, scheme)
-    found = []
-    try:
-        visit.page.set_viewport_size(next(iter(VIEWPORTS.values())))
-        visit.open(path, until="load")
-        # audit collapsed content (the "How this page was made" note) as a reader who opens it
-        visit.page.evaluate(
-            "() => document.querySelectorAll('details').forEach(d => d.open = true)"
-        )
-        for viewport, size in VIEWPORTS.items():
-            visit.page.set_viewport_size(size)
-            visit.page.evaluate(SETTLED)
-            where = f"{path} ({scheme} palette, {viewport})"
-            found += describe(where, serious_violations(visit))
-    finally:
-        visit.close()
+    """Every viewport, with collapsed content opened as a reader who opens it."""
+    found = tour.tour(browser, server, path, scheme).part("axe")
     assert not found, f"{len(found)} serious accessibility violations:\n" + "\n".join(found)
 
 
-# What the focused element is and whether the reader can see that it has the focus. The
-# palette toggle is a visually hidden radio button that shows its focus on the label after
-# it; the search box shows it by opening the search dialog over the page. A link or button
-# with text gets a kind (page region, tag and classes): each kind's focused colours are
-# checked once per page, because a focused link takes other colours than a resting one.
-SEARCH_OPEN = "() => document.getElementById('__search').checked"
-FOCUS = """() => {
-    const e = document.activeElement;
-    if (!e || e === document.body) return null;
-    e.dataset.tabStop = '';
-    const shown = e.matches('input.md-option') ? e.nextElementSibling : e;
-    const style = getComputedStyle(shown);
-    const box = shown.getBoundingClientRect();
-    const ring = (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0)
-        || style.boxShadow !== 'none';
-    const search = e.matches('.md-search__input');
-    const searchOpen = search && document.getElementById('__search').checked;
-    const label = (e.getAttribute('aria-label') || e.title || e.textContent || '').trim();
-    const regions = ['.md-header', '.md-sidebar--primary', '.md-sidebar--secondary',
-                     '.jupyter-wrapper', '.md-content', '.md-footer'];
-    const region = regions.find(r => e.closest(r)) || 'page';
-    const classes = [...e.classList].filter(c => c !== 'focus-visible').join('.');
-    return {
-        name: `<${e.tagName.toLowerCase()} class="${e.className}"> ${label.slice(0, 50)}`,
-        visible: box.width > 0 && box.height > 0 && shown.checkVisibility(),
-        indicator: ring || searchOpen,
-        search,
-        textKind: e.matches('a, button') && e.textContent.trim()
-            ? `${region} ${e.tagName.toLowerCase()}.${classes}` : null,
-    };
-}"""
-# Colours are checked as they end up on focus, not halfway through the theme's transitions.
-NO_TRANSITIONS = "*, *::before, *::after { transition: none !important; }"
-
-# The controls the keyboard must reach on every page that has them (those inside a closed
-# <details> block are not shown, and the reader reaches them after opening it).
-MUST_REACH = {
-    "notebook button": ".notebook-links a",
-    "code copy button": ".md-code__button, clipboard-copy",
-    "palette toggle": "input.md-option[name='__palette']:checked",
-    "footer link": ".md-footer a",
-}
-UNREACHED = """(selector) => [...document.querySelectorAll(selector)]
-    .filter(e => e.matches('input.md-option') || e.checkVisibility())
-    .filter(e => !('tabStop' in e.dataset))
-    .map(e => `<${e.tagName.toLowerCase()} class="${e.className}"> `
-        + (e.getAttribute('aria-label') || e.textContent || '').trim().slice(0, 50))"""
-MOST_TAB_STOPS = 2000  # far more than any page has: a page that traps focus fails here
-
-
-# The focused kinds (region, tag and classes) whose colours this process has checked, per
-# palette: a kind takes its colours from the theme's CSS, the same on every page, so each is
-# checked on the first page that has it. The keyboard tests of one palette share a worker.
-CHECKED_KINDS: dict[str, set[str]] = {"light": set(), "dark": set()}
-
-
-def tab_through(visit: Visit, checked: set[str]) -> list[dict]:
-    """Press Tab from the top of the page until focus leaves the page's last element; check
-    the colours of each focused kind not in `checked` (and add it)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    visit.page.add_style_tag(content=NO_TRANSITIONS)
-    stops = []
-    for _ in range(MOST_TAB_STOPS):
-        visit.page.keyboard.press("Tab")
-        stop = visit.page.evaluate(FOCUS)
-        if stop is None:
-            # Past the last element focus leaves the page, and one more Tab wraps around to
-            # the first stop. Anything else was a moment without focus (search closing).
-            visit.page.keyboard.press("Tab")
-            stop = visit.page.evaluate(FOCUS)
-            if stop is None or not stops or stop["name"] == stops[0]["name"]:
-                return stops
-        if stop["search"] and not stop["indicator"]:  # the dialog opens a moment later
-            try:
-                visit.page.wait_for_function(SEARCH_OPEN, timeout=10_000)
-            except PlaywrightTimeout:
-                pass  # reported as focus without an indicator
-            stop = visit.page.evaluate(FOCUS)
-        if stop["textKind"] and stop["textKind"] not in checked:
-            checked.add(stop["textKind"])
-            stop["contrast"] = serious_violations(visit, ["color-contrast"])
-        stops.append(stop)
-    raise AssertionError(f"focus never left the page after {MOST_TAB_STOPS} Tab presses")
-
-
-@pytest.mark.parametrize(
-    "scheme", [pytest.param(s, marks=pytest.mark.xdist_group(f"keyboard-{s}")) for s in SCHEMES]
-)
-@pytest.mark.parametrize("path", PAGES)
+@pytest.mark.parametrize(("path", "scheme"), tour.params(PAGES))
 def test_keyboard_reaches_every_control_with_visible_focus(path, scheme, browser, server):
-    axe_script()
-    visit = Visit(browser, server, scheme)
-    try:
-        visit.open(path, until="load")
-        stops = tab_through(visit, CHECKED_KINDS[scheme])
-        unreached = {kind: visit.page.evaluate(UNREACHED, css) for kind, css in MUST_REACH.items()}
-        present = {
-            kind: visit.page.evaluate("(css) => document.querySelectorAll(css).length", css)
-            for kind, css in MUST_REACH.items()
-        }
-    finally:
-        visit.close()
+    walked = tour.tour(browser, server, path, scheme).part("keyboard")
+    stops, unreached, present = walked["stops"], walked["unreached"], walked["present"]
     where = f"{path} ({scheme} palette)"
     problems = [
         f"{where}: the Tab key never reaches the {k} {e}" for k, v in unreached.items() for e in v

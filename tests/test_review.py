@@ -244,7 +244,7 @@ print(json.dumps(counts))
 def test_the_report_marks_the_changed_pixels_in_a_browser(drifted):
     import json
 
-    from test_browser import CHROMIUM_ARGS, chromium
+    from browsing import CHROMIUM_ARGS, chromium
 
     executable = chromium()
     _, _, report = drifted

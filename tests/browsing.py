@@ -1,0 +1,217 @@
+"""The browser tests' plumbing: the site built and served on loopback as when hosted,
+Debian's chromium driven by playwright, and a Visit (one tab that records console errors and
+blocks every request to another host)."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from docpipe.paths import DOCS, ROOT, hosted_url
+
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-sync",
+]
+RAW_MATH = re.compile(r"\\\(|\\\[|\$\$")
+
+
+def site_pages() -> list[str]:
+    """URL paths of every page, by MkDocs' directory-URL rule."""
+    sources = sorted(p for p in DOCS.rglob("*.md") if "generated" not in p.parts)
+    sources += sorted((DOCS / "notebooks").glob("*.ipynb"))
+    paths = []
+    for source in sources:
+        rel = source.relative_to(DOCS).with_suffix("").as_posix()
+        paths.append("/" if rel == "index" else f"/{rel.removesuffix('/index')}/")
+    return paths
+
+
+PAGES = site_pages()
+
+
+def chromium() -> str:
+    """Debian's chromium, or the browser named by $CHROMIUM (a hosted CI image's Chrome)."""
+    found = shutil.which(os.environ.get("CHROMIUM", "chromium"))
+    if found:
+        return found
+    reason = (
+        "BROWSER TESTS NOT RUN: Debian's chromium is not installed and could not be "
+        "(make test installs it with apt-get when run as root)"
+    )
+    if os.environ.get("CI"):
+        pytest.fail(reason + "; under CI a skipped browser test is a failure")
+    pytest.skip(reason)
+
+
+def serve(site: Path) -> tuple[http.server.HTTPServer, str]:
+    """Serve the folder `site` on loopback, under the same path as when hosted; returns the
+    server and its origin. conftest.py starts it for the session, before the site exists."""
+    base = site_base()
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(site, base))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}{base.rstrip('/')}"
+
+
+def build_site(site: Path, origin: str) -> None:
+    """Build the site into `site` with site_url pointing to its server at `origin` (instant
+    navigation only follows links under site_url); conftest.py's `server` fixture calls it."""
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SITE_URL": origin + "/"},
+    )
+    assert build.returncode == 0, build.stderr
+
+
+def site_base() -> str:
+    """The path the hosted site lives under: the path of mkdocs.yml's default site_url."""
+    return urlparse(hosted_url()).path or "/"
+
+
+def _handler(site: Path, base: str):
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(site), **kwargs)
+
+        def translate_path(self, path: str) -> str:
+            inside = path.startswith(base)
+            return super().translate_path("/" + path[len(base) :] if inside else "/404.html")
+
+        def log_message(self, *args) -> None:
+            pass
+
+    return Handler
+
+
+@contextmanager
+def launched_chromium():
+    """Chromium driven by playwright; conftest.py makes it the session's `browser` fixture."""
+    executable = chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class Visit:
+    """One browser tab that records console errors and blocks every outside request."""
+
+    def __init__(self, browser, server: str, scheme: str):
+        self.origin = server
+        self.context = browser.new_context(
+            viewport={"width": 1280, "height": 900}, color_scheme=scheme
+        )
+        self.outside: list[str] = []
+        self.errors: list[str] = []
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+
+    def _route(self, route):
+        url = route.request.url
+        if url.startswith(self.origin) or url.startswith("data:"):
+            route.continue_()
+        else:
+            self.outside.append(url)
+            route.abort()
+
+    def _console(self, message):
+        if message.type == "error":
+            self.errors.append(f"console error: {message.text}")
+
+    def open(self, path: str, until: str = "networkidle") -> None:
+        """Open a page; `until` "networkidle" (no request for 500 ms) also waits for what the
+        page fetches late, which an offline check must see; "load" is enough for the rest."""
+        self.page.goto(self.origin + path, wait_until=until)
+        self.wait_for_math()
+        self.wait_for_images()
+
+    def wait_for_math(self) -> None:
+        """Wait until KaTeX has handled every formula; a formula it cannot handle is left
+        as it was, and problems() then names it with its page."""
+        from playwright.sync_api import TimeoutError as Timeout
+
+        try:
+            self.page.wait_for_function(
+                "() => [...document.querySelectorAll('.arithmatex')]"
+                ".every(e => e.querySelector('.katex, .katex-error'))",
+                timeout=5_000,
+            )
+        except Timeout:
+            pass
+
+    def wait_for_images(self) -> None:
+        """After instant navigation the load state is already reached while the new page's
+        images still load: wait until each has finished (a broken one finishes too, with
+        naturalWidth 0, so problems() still names it)."""
+        from playwright.sync_api import TimeoutError as Timeout
+
+        try:
+            self.page.wait_for_function(
+                "() => [...document.images].every(i => i.complete)", timeout=10_000
+            )
+        except Timeout:
+            pass
+        # `complete` can be true before an SVG has its size; decode() settles once it has
+        # one (or rejects for a broken image), within a bound.
+        self.page.evaluate(
+            """() => Promise.race([
+                Promise.all([...document.images].map(i => i.decode().catch(() => null))),
+                new Promise(done => setTimeout(done, 10000)),
+            ])"""
+        )
+
+    def problems(self, path: str) -> list[str]:
+        found = [f"{path}: request to an outside host: {u}" for u in self.outside]
+        found += [f"{path}: {e}" for e in self.errors]
+        state = self.page.evaluate(
+            """() => ({
+                unrendered: [...document.querySelectorAll('.arithmatex')]
+                    .filter(e => !e.querySelector('.katex')).map(e => e.textContent.trim()),
+                errors: [...document.querySelectorAll('.katex-error')]
+                    .map(e => (e.getAttribute('title') || '') + ' in ' + e.textContent),
+                broken: [...document.images]
+                    .filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
+                text: document.querySelector('.md-content').innerText,
+            })"""
+        )
+        found += [f"{path}: math not rendered: {m[:120]}" for m in state["unrendered"]]
+        found += [f"{path}: KaTeX error: {m[:200]}" for m in state["errors"]]
+        found += [f"{path}: image did not load: {src}" for src in state["broken"]]
+        raw = RAW_MATH.search(state["text"])
+        if raw:
+            start = max(0, raw.start() - 60)
+            context = state["text"][start : raw.end() + 60]
+            found.append(f"{path}: raw math delimiters in the text: …{context}…")
+        return found
+
+    def screenshot(self, path: str, scheme: str) -> None:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        name = path.strip("/").replace("/", "__") or "index"
+        target = SCREENSHOTS / f"{name}-{scheme}.png"
+        self.page.screenshot(path=target, full_page=True)
+
+    def close(self) -> None:
+        self.context.close()

@@ -1,0 +1,271 @@
+"""One visit to each page in each palette, shared by the tests that look at it.
+
+Opening a page costs more than most checks made on it, so the offline check (with its
+screenshot), the keyboard walk and the axe audit of a page in one palette happen in one tab,
+in that order, each on the page as the one before left it, tidied: the walk's focus and scroll
+are reset before the audit. The tests of one page and palette share an xdist group, hence a
+worker, which takes the tour once and keeps what each part found (or the error it raised) for
+the test that asserts on it.
+
+axe-core is the accessibility engine of the browsers' own developer tools. It comes from npm
+(package.json pins it; `make test` installs it with `npm ci`) and playwright injects
+node_modules/axe-core/axe.min.js into each page under test: the site never loads it itself.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from browsing import Visit
+from docpipe.paths import ROOT
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+BLOCKING = ("serious", "critical")
+SCHEMES = ("light", "dark")
+VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
+
+# Runs axe over the whole document, or with `rules` only those rules on the focused element.
+RUN_AXE = """async ({ blocking, rules }) => {
+    const only = rules ? { runOnly: rules } : {};
+    const context = rules ? document.activeElement : document;
+    const result = await axe.run(context, { resultTypes: ['violations'], ...only });
+    return result.violations
+        .filter(v => blocking.includes(v.impact))
+        .map(v => ({
+            rule: v.id,
+            impact: v.impact,
+            help: v.help,
+            nodes: v.nodes.map(n => ({
+                target: n.target.join(' '),
+                html: n.html,
+                summary: n.failureSummary || '',
+            })),
+        }));
+}"""
+
+
+def axe_script() -> Path:
+    if AXE.exists():
+        return AXE
+    reason = (
+        "ACCESSIBILITY AUDIT NOT RUN: node_modules/axe-core is missing "
+        "(make test installs it with `npm ci`)"
+    )
+    if os.environ.get("CI"):
+        pytest.fail(reason + "; under CI a skipped audit is a failure")
+    pytest.skip(reason)
+
+
+def serious_violations(visit: Visit, rules: list[str] | None = None) -> list[dict]:
+    """The page's serious and critical axe violations (rule, impact, help, nodes); with
+    `rules`, only those rules and only on the focused element."""
+    if not visit.page.evaluate("() => typeof axe !== 'undefined'"):
+        visit.page.add_script_tag(path=axe_script())
+    return visit.page.evaluate(RUN_AXE, {"blocking": list(BLOCKING), "rules": rules})
+
+
+def describe(where: str, violations: list[dict]) -> list[str]:
+    """One line per failing element: where (page and palette), rule, element and why."""
+    lines = []
+    for v in violations:
+        for node in v["nodes"]:
+            why = " ".join(node["summary"].split())
+            lines.append(
+                f"{where}: {v['rule']} ({v['impact']}: {v['help']}) "
+                f"at `{node['target']}` {node['html'][:160]!r}: {why[:300]}"
+            )
+    return lines
+
+
+# Waits until the theme's animations and transitions (after a resize) end, within a bound.
+SETTLED = """() => Promise.race([
+    Promise.all(document.getAnimations().map(a => a.finished.catch(() => null))),
+    new Promise(done => setTimeout(done, 2000)),
+])"""
+
+
+# What the focused element is and whether the reader can see that it has the focus. The
+# palette toggle is a visually hidden radio button that shows its focus on the label after
+# it; the search box shows it by opening the search dialog over the page. A link or button
+# with text gets a kind (page region, tag and classes): each kind's focused colours are
+# checked once per page, because a focused link takes other colours than a resting one.
+SEARCH_OPEN = "() => document.getElementById('__search').checked"
+FOCUS = """() => {
+    const e = document.activeElement;
+    if (!e || e === document.body) return null;
+    e.dataset.tabStop = '';
+    const shown = e.matches('input.md-option') ? e.nextElementSibling : e;
+    const style = getComputedStyle(shown);
+    const box = shown.getBoundingClientRect();
+    const ring = (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0)
+        || style.boxShadow !== 'none';
+    const search = e.matches('.md-search__input');
+    const searchOpen = search && document.getElementById('__search').checked;
+    const label = (e.getAttribute('aria-label') || e.title || e.textContent || '').trim();
+    const regions = ['.md-header', '.md-sidebar--primary', '.md-sidebar--secondary',
+                     '.jupyter-wrapper', '.md-content', '.md-footer'];
+    const region = regions.find(r => e.closest(r)) || 'page';
+    const classes = [...e.classList].filter(c => c !== 'focus-visible').join('.');
+    return {
+        name: `<${e.tagName.toLowerCase()} class="${e.className}"> ${label.slice(0, 50)}`,
+        visible: box.width > 0 && box.height > 0 && shown.checkVisibility(),
+        indicator: ring || searchOpen,
+        search,
+        textKind: e.matches('a, button') && e.textContent.trim()
+            ? `${region} ${e.tagName.toLowerCase()}.${classes}` : null,
+    };
+}"""
+# Colours are checked as they end up on focus, not halfway through the theme's transitions.
+NO_TRANSITIONS = "*, *::before, *::after { transition: none !important; }"
+
+# The controls the keyboard must reach on every page that has them (those inside a closed
+# <details> block are not shown, and the reader reaches them after opening it).
+MUST_REACH = {
+    "notebook button": ".notebook-links a",
+    "code copy button": ".md-code__button, clipboard-copy",
+    "palette toggle": "input.md-option[name='__palette']:checked",
+    "footer link": ".md-footer a",
+}
+UNREACHED = """(selector) => [...document.querySelectorAll(selector)]
+    .filter(e => e.matches('input.md-option') || e.checkVisibility())
+    .filter(e => !('tabStop' in e.dataset))
+    .map(e => `<${e.tagName.toLowerCase()} class="${e.className}"> `
+        + (e.getAttribute('aria-label') || e.textContent || '').trim().slice(0, 50))"""
+MOST_TAB_STOPS = 2000  # far more than any page has: a page that traps focus fails here
+
+
+# The focused kinds (region, tag and classes) whose colours this process has checked, per
+# palette: a kind takes its colours from the theme's CSS, the same on every page, so each is
+# checked on the first page that has it (in each worker).
+CHECKED_KINDS: dict[str, set[str]] = {"light": set(), "dark": set()}
+
+
+def tab_through(visit: Visit, checked: set[str]) -> list[dict]:
+    """Press Tab from the top of the page until focus leaves the page's last element; check
+    the colours of each focused kind not in `checked` (and add it)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    visit.page.add_style_tag(content=NO_TRANSITIONS)
+    stops = []
+    for _ in range(MOST_TAB_STOPS):
+        visit.page.keyboard.press("Tab")
+        stop = visit.page.evaluate(FOCUS)
+        if stop is None:
+            # Past the last element focus leaves the page, and one more Tab wraps around to
+            # the first stop. Anything else was a moment without focus (search closing).
+            visit.page.keyboard.press("Tab")
+            stop = visit.page.evaluate(FOCUS)
+            if stop is None or not stops or stop["name"] == stops[0]["name"]:
+                return stops
+        if stop["search"] and not stop["indicator"]:  # the dialog opens a moment later
+            try:
+                visit.page.wait_for_function(SEARCH_OPEN, timeout=10_000)
+            except PlaywrightTimeout:
+                pass  # reported as focus without an indicator
+            stop = visit.page.evaluate(FOCUS)
+        if stop["textKind"] and stop["textKind"] not in checked:
+            checked.add(stop["textKind"])
+            stop["contrast"] = serious_violations(visit, ["color-contrast"])
+        stops.append(stop)
+    raise AssertionError(f"focus never left the page after {MOST_TAB_STOPS} Tab presses")
+
+
+@dataclass
+class Tour:
+    """What each part of one visit found, or the exception it raised."""
+
+    found: dict[str, object] = field(default_factory=dict)
+
+    def part(self, name: str):
+        """What the part `name` found; its exception, raised again, if it failed."""
+        value = self.found[name]
+        if isinstance(value, BaseException):
+            raise value
+        return value
+
+
+def group(path: str, scheme: str) -> pytest.MarkDecorator:
+    """The xdist group of every test that looks at this page in this palette."""
+    return pytest.mark.xdist_group(f"tour {path} {scheme}")
+
+
+def params(pages: list[str]) -> list:
+    """(path, scheme) parameters for every page in both palettes, grouped by visit."""
+    return [pytest.param(p, s, marks=group(p, s)) for p in pages for s in SCHEMES]
+
+
+_TAKEN: dict[tuple[str, str], Tour] = {}
+
+
+def tour(browser, server: str, path: str, scheme: str) -> Tour:
+    """The visit to `path` in the `scheme` palette, taken on first use in this process."""
+    if (path, scheme) not in _TAKEN:
+        _TAKEN[path, scheme] = _take(browser, server, path, scheme)
+    return _TAKEN[path, scheme]
+
+
+def _take(browser, server: str, path: str, scheme: str) -> Tour:
+    visit = Visit(browser, server, scheme)
+    taken = Tour()
+    parts = {"offline": _offline, "keyboard": _keyboard, "axe": _axe}
+    try:
+        for name, part in parts.items():
+            try:
+                taken.found[name] = part(visit, path, scheme)
+            except Exception as error:  # noqa: BLE001 (kept for the test of that part)
+                taken.found[name] = error
+    finally:
+        visit.close()
+    return taken
+
+
+def _offline(visit: Visit, path: str, scheme: str) -> list[str]:
+    """Opens the page, waiting until the network is idle (what the page fetches late, an
+    offline check must see), and takes its full-page screenshot."""
+    visit.open(path)
+    problems = visit.problems(path)
+    visit.screenshot(path, scheme)
+    return problems
+
+
+def _keyboard(visit: Visit, path: str, scheme: str) -> dict:
+    stops = tab_through(visit, CHECKED_KINDS[scheme])
+    unreached = {kind: visit.page.evaluate(UNREACHED, css) for kind, css in MUST_REACH.items()}
+    present = {
+        kind: visit.page.evaluate("(css) => document.querySelectorAll(css).length", css)
+        for kind, css in MUST_REACH.items()
+    }
+    return {"stops": stops, "unreached": unreached, "present": present}
+
+
+# The walk leaves focus on the page's first stop and the page scrolled; the audit starts, as a
+# reader does, from the top with nothing focused and the search closed.
+UNFOCUSED_AT_TOP = """() => {
+    document.activeElement?.blur();
+    const search = document.getElementById('__search');
+    if (search && search.checked) {
+        search.checked = false;
+        search.dispatchEvent(new Event('change'));
+    }
+    window.scrollTo(0, 0);
+    return !(search && search.checked);
+}"""
+
+
+def _axe(visit: Visit, path: str, scheme: str) -> list[str]:
+    """Each viewport in turn: the page is audited at the first size and resized to the next."""
+    axe_script()
+    assert visit.page.evaluate(UNFOCUSED_AT_TOP), f"{path}: the search would not close"
+    # audit collapsed content (the "How this page was made" note) as a reader who opens it
+    visit.page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+    found = []
+    for viewport, size in VIEWPORTS.items():
+        visit.page.set_viewport_size(size)
+        visit.page.evaluate(SETTLED)
+        where = f"{path} ({scheme} palette, {viewport})"
+        found += describe(where, serious_violations(visit))
+    return found
