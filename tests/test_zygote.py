@@ -90,3 +90,40 @@ def test_a_snippet_that_kills_the_extended_zygote_fails_alone(sandbox):
     assert "FAILED snippets/b_after.py" not in again.stderr  # a new extended zygote ran it
     assert "regen: 2 run, 1 failed" in again.stdout + again.stderr
     assert sandbox.read("docs/generated/b_after.txt") == "after\n"
+
+
+# Run from the extended zygote, which imported email.mime.text for the other snippet, it sees it.
+SEES = 'import sys\n\nsees = "email.mime.text" in sys.modules\nprint("ran")\n'
+
+
+def test_only_a_snippet_that_needs_a_module_the_zygote_lacks_forks_from_the_extended_one(sandbox):
+    sandbox.write("snippets/lazy.py", LAZY)
+    sandbox.write("snippets/plain.py", SEES)
+    sandbox.write(
+        "snippets/snippets.toml",
+        SETTINGS + '\n["plain.py".values]\nsees = "{sees}"\n',
+    )
+    sandbox.write("docs/index.md", PAGE + PAGE.replace("lazy", "plain"))
+    first = sandbox.regen()
+    assert first.returncode == 0, first.stderr
+    # A record that names only what the zygote imports anyway (json: the runner uses it), as
+    # a record made before the zygote imported it would.
+    cache = json.loads(sandbox.read(".cache/regen.json"))
+    cache["snippets"]["plain"]["imports"] = ["json"]
+    sandbox.write(".cache/regen.json", json.dumps(cache))
+    again = sandbox.regen("--force", "-j", "1")
+    assert again.returncode == 0, again.stderr
+    assert warm(sandbox) == "True"  # lazy.py ran from the extended zygote
+    assert json.loads(sandbox.read("docs/generated/plain.json"))["values"]["sees"] == "False"
+
+
+def test_while_the_extended_zygote_imports_a_job_that_needs_none_of_it_starts_first():
+    from docpipe.execute import Job
+    from docpipe.pool import _next
+
+    needs, plain = Job("needs", {}, 1, ""), Job("plain", {}, 1, "")
+    pending = [(needs, 60.0), (plain, 60.0)]
+    assert _next(pending, lambda job: job is needs, extended_ready=False) == 1
+    assert _next(pending, lambda job: job is needs, extended_ready=True) == 0
+    assert _next(pending[:1], lambda job: job is needs, extended_ready=False) == 0
+    assert _next(pending[::-1], lambda job: job is needs, extended_ready=False) == 0

@@ -159,6 +159,9 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
     named = {p.split(":", 1)[0] for p in result.problems}
     runnable = [s for s in snippets if s.name not in named]  # a broken one is a problem only
     env = stamp()
+    # Notebooks are compared before the runs, while the zygote imports: they read the pages
+    # and the recorded files, which a check never changes.
+    notebooks = notebook_drift() if whole_site and not result.problems else []
     outcomes = run(runnable, cat, opts, "check")
     on_disk = generated_index()
     for snippet in runnable:
@@ -171,8 +174,7 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
             note = drift.environment_note(drift.recorded_environment(snippet), env)
             result.drifted[snippet] = drift.report(snippet, drifts, pages_using(snippet), note)
             result.evidence[snippet] = (drifts, files)
-    if whole_site and not result.problems:
-        result.notebooks = notebook_drift()
+    result.notebooks = notebooks
     return result
 
 

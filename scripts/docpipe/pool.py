@@ -113,7 +113,7 @@ def run(
 class _Running:
     job: Job
     timeout: float
-    extended: bool  # forked from the extended zygote
+    extended: bool = False  # the zygote sent it to the extended zygote
     started: float | None = None  # set when the zygote reports the fork (it may be warming)
     pid: int | None = None
     killed: str = ""  # why it was killed
@@ -130,15 +130,23 @@ def _run_forked(pending, parallel, on_start, on_done, z, extras) -> dict[str, Ou
             on_done(outcomes[r.job.key])
             del running[r.job.key]
 
+    extended_ready, missing = False, None  # missing: what the zygote lacks, once it says
+    z.extend(e for job, _ in pending for e in extras.get(job.key, []))
+
+    def waits(job: Job) -> bool:
+        """Whether the job may wait for the extended zygote's imports."""
+        wanted = extras.get(job.key, [])
+        return bool(wanted) if missing is None else not missing.isdisjoint(wanted)
+
     try:
         while pending or running:
             while pending and len(running) < parallel:
-                job, timeout = pending.pop(0)
+                job, timeout = pending.pop(_next(pending, waits, extended_ready))
                 key = job.key
                 job.workdir = tempfile.mkdtemp(prefix="docpipe-")
                 on_start(key)
                 z.fork(job, extras.get(key, []))
-                running[key] = _Running(job, timeout, bool(extras.get(key)))
+                running[key] = _Running(job, timeout)
             deadlines = [
                 r.started + r.timeout for r in running.values() if r.started and not r.killed
             ]
@@ -150,11 +158,21 @@ def _run_forked(pending, parallel, on_start, on_done, z, extras) -> dict[str, Ou
                 z = zygote.shared(z.warmed)
                 continue
             for event in events:
+                if "missing" in event:
+                    missing = set(event["missing"])
+                    continue
+                if "extended_ready" in event:
+                    extended_ready = True
+                    continue
                 if "extended_exit" in event:
+                    extended_ready = False
                     why = f"the runner's zygote ended (exit status {event['extended_exit']})"
                     stopped([r for r in running.values() if r.extended], why)
                     continue
                 r = running[event["key"]]
+                if "via" in event:
+                    r.extended = True
+                    continue
                 if "pid" in event:
                     r.started, r.pid = time.monotonic(), event["pid"]
                     continue
@@ -169,6 +187,14 @@ def _run_forked(pending, parallel, on_start, on_done, z, extras) -> dict[str, Ou
     finally:
         _abandon(z, running)
     return outcomes
+
+
+def _next(pending: list, waits: Callable[[Job], bool], extended_ready: bool) -> int:
+    """The index of the job to start next: the first, unless it waits for the extended zygote's
+    imports while a job that needs none of them could use the free core meanwhile."""
+    if extended_ready or not waits(pending[0][0]):
+        return 0
+    return next((i for i, (job, _) in enumerate(pending) if not waits(job)), 0)
 
 
 def _abandon(z: zygote.Zygote, running: dict[str, _Running]) -> None:

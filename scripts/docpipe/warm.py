@@ -15,13 +15,22 @@ import sys
 
 from . import execute, sections  # noqa: F401  (every child runs execute.child_main)
 
+# With matplotlib, what the runner itself draws with: pyplot, the Agg backend (MPLBACKEND in
+# execute.RUN_ENV, loaded on the first figure) and the SVG backend figures are saved with.
+WITH_MATPLOTLIB = (
+    "matplotlib.pyplot",
+    "matplotlib.backends.backend_agg",
+    "matplotlib.backends.backend_svg",
+)
+
 
 def load(names) -> None:
     for name in names:
         with contextlib.suppress(BaseException):
             importlib.import_module(name)
             if name == "matplotlib":
-                importlib.import_module("matplotlib.pyplot")
+                for module in WITH_MATPLOTLIB:
+                    importlib.import_module(module)
 
 
 sections.preprocessor()  # every child reads its snippet's sections with pymdownx's grammar
@@ -30,9 +39,11 @@ execute.reseed()  # the first call pays lazy set-up (numpy's is ~9 ms); each chi
 
 
 def _first_gradient() -> None:
-    # torch sets up its CPU kernels, autograd engine and allocator on first use; paid here once,
-    # not in every child. Nothing a snippet can observe changes: the random state is reseeded in
-    # each child, and one thread means no thread pool for a child to inherit.
+    # torch sets up its CPU kernels, autograd engine and allocator on first use, and imports a
+    # module on the first print of a tensor: paid here once, not in every child. (A backward()
+    # given its gradient imports sympy, 0.5 s: left to the extended zygote of the few snippets
+    # that do it.) Nothing a snippet can observe changes: the random state is reseeded in each
+    # child, and one thread means no thread pool for a child to inherit.
     import torch
 
     threads = torch.get_num_threads()
@@ -40,7 +51,9 @@ def _first_gradient() -> None:
     w = torch.randn(8, 8, requires_grad=True)
     with torch.no_grad():
         w.mul_(1.0)
-    (torch.randn(2, 8) @ w).pow(2).mean().backward()
+    y = (torch.randn(2, 8) @ w).pow(2).mean()
+    y.backward()
+    repr(y)
     torch.set_num_threads(threads)
 
 

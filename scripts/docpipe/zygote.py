@@ -56,13 +56,22 @@ class Zygote:
             self._write({"warm": new})
             self.warmed.update(new)
 
+    def extend(self, extras: Iterable[str]) -> None:
+        """Start the extended zygote's imports of what this zygote lacks now (once it has its
+        own), so that they overlap the snippets that need none of them."""
+        extras = sorted(set(extras))
+        if extras:
+            self._write({"extend": extras})
+
     def fork(self, job, extras: list[str]) -> None:
         self._write({"job": asdict(job), "extras": extras})
 
     def events(self, timeout: float | None) -> list[dict]:
         """What the zygote reported within `timeout` seconds: {"key", "pid"} once a child
-        started, {"key", "exit"} once it ended (its exit code; -N: killed by signal N), and
-        {"extended_exit"} if the extended zygote ended (its children's reports with it)."""
+        started, {"key", "exit"} once it ended (its exit code; -N: killed by signal N),
+        {"missing"} in answer to extend(): the modules only the extended zygote will have,
+        {"key", "via"} when a job goes to the extended zygote, {"extended_ready"} once that
+        has its imports, and {"extended_exit"} if it ended (its children's reports with it)."""
         if not self.selector.select(timeout):
             return []
         chunk = os.read(self.process.stdout.fileno(), 1 << 16)
@@ -150,8 +159,14 @@ class _Server:
 
         if "warm" in message:
             warm.load(message["warm"])
-        elif message.get("extras"):
-            self._extend(message.pop("extras"))
+        elif "extend" in message:
+            missing = _missing(message["extend"])
+            _send(self.channel, {"missing": missing})
+            if missing:
+                self._extend(missing)
+        elif missing := _missing(message.pop("extras", [])):
+            _send(self.channel, {"key": message["job"]["key"], "via": "extended"})
+            self._extend(missing)
             os.write(self.extended["pipe"], json.dumps(message).encode() + b"\n")
         else:
             pid = os.fork()
@@ -180,6 +195,7 @@ class _Server:
 
                 warm.load(extras)
                 _freeze()
+                _send(self.channel, {"extended_ready": 1})
                 _Server(self.channel).serve()
             finally:
                 os._exit(0)
@@ -230,6 +246,11 @@ def _child(job: dict, inherited: list[int]) -> None:
         traceback.print_exc()
     finally:
         os._exit(code)
+
+
+def _missing(modules: list[str]) -> list[str]:
+    """Which of these modules this zygote has not imported: only they need the extended one."""
+    return sorted(m for m in set(modules) if m not in sys.modules)
 
 
 def _freeze() -> None:
