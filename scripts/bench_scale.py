@@ -64,12 +64,12 @@ def copy_with(n: int, into: Path) -> Path:
     return repo
 
 
-def timed(command: list[str], cwd: Path, repeat: int = 1) -> float:
+def timed(command: list[str], cwd: Path, repeat: int = 1, env: dict | None = None) -> float:
     """Median wall time of a command that must succeed."""
     times = []
     for _ in range(repeat):
         started = time.perf_counter()
-        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env)
         times.append(time.perf_counter() - started)
         if done.returncode != 0:
             sys.exit(f"bench: {' '.join(command)} failed in {cwd}:\n{done.stdout}{done.stderr}")
