@@ -87,23 +87,33 @@ def naive(repo: Path, n: int) -> float:
     return time.perf_counter() - started
 
 
-def series(sizes=SIZES, repeat: int = 3) -> list[dict]:
-    """For each N: check (median of `repeat`), no-change regen (median of 5), naive loop."""
+def series(sizes=SIZES, repeat: int = 3, rounds: int = 9) -> list[dict]:
+    """For each N: check (median of `repeat`), no-change regen (median of `rounds`), naive loop.
+    The copies take turns, round after round, so that a slow moment of the machine falls on
+    every N alike rather than on one."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
-        cache = None
+        cache, repos = None, {}
         for n in sizes:
-            repo = copy_with(n, Path(tmp))
+            repos[n] = repo = copy_with(n, Path(tmp))
             if cache:  # the site's own snippets are recorded once, for every N
                 shutil.copytree(cache, repo / ".cache")
             timed(REGEN, repo)  # record the N new snippets
             timed(REGEN, repo)  # a clean regen, which the next ones can answer from
             cache = cache or shutil.copytree(repo / ".cache", Path(tmp) / "site-cache")
+        check, no_change = {n: [] for n in sizes}, {n: [] for n in sizes}
+        for turn in range(max(repeat, rounds)):
+            for n in sizes:
+                if turn < repeat:
+                    check[n].append(timed([*REGEN, "--check"], repos[n]))
+                if turn < rounds:
+                    no_change[n].append(timed(REGEN, repos[n]))
+        for n in sizes:
             row = {
                 "n": n,
-                "check": timed([*REGEN, "--check"], repo, repeat),
-                "no-change regen": timed(REGEN, repo, repeat=5),
-                "naive": naive(repo, n),
+                "check": statistics.median(check[n]),
+                "no-change regen": statistics.median(no_change[n]),
+                "naive": naive(repos[n], n),
             }
             rows.append(row)
             print(
@@ -111,7 +121,6 @@ def series(sizes=SIZES, repeat: int = 3) -> list[dict]:
                 f" {row['no-change regen']:6.3f} s  naive {row['naive']:7.1f} s",
                 flush=True,
             )
-            shutil.rmtree(repo)
     return rows
 
 
