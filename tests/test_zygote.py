@@ -127,3 +127,27 @@ def test_while_the_extended_zygote_imports_a_job_that_needs_none_of_it_starts_fi
     assert _next(pending, lambda job: job is needs, extended_ready=True) == 0
     assert _next(pending[:1], lambda job: job is needs, extended_ready=False) == 0
     assert _next(pending[::-1], lambda job: job is needs, extended_ready=False) == 0
+
+
+SEEDS = """\
+import linecache
+
+import torch
+
+cached = torch.random.__file__ in linecache.cache
+torch.manual_seed(0)
+print("seeded")
+"""
+
+
+def test_the_source_torch_reads_when_a_snippet_seeds_is_read_once_by_the_zygote(sandbox):
+    # manual_seed() keeps the stack it is called from, reading every file on it into linecache
+    sandbox.write("snippets/seeds.py", SEEDS)
+    sandbox.write(
+        "snippets/snippets.toml",
+        '[defaults]\ntimeout = 60\n\n["seeds.py".values]\ncached = "{cached}"\n',
+    )
+    sandbox.write("docs/index.md", PAGE.replace("lazy", "seeds"))
+    done = sandbox.regen()
+    assert done.returncode == 0, done.stderr
+    assert json.loads(sandbox.read("docs/generated/seeds.json"))["values"]["cached"] == "True"

@@ -19,6 +19,7 @@ from types import CodeType
 
 # Anything a reader would take for a marker; pymdownx's own pattern then decides if it is one.
 LOOKS_LIKE_MARKER = re.compile(r"-+8<-+[ \t]+\[[ \t]*(?:start|end)[ \t]*:", re.I)
+COMMENT_START = re.compile(r"[ \t]*#[ \t]*")  # all a marker's line may hold before it
 NAME_RULE = "a letter, then letters, digits, '-' or '_'"
 
 
@@ -58,7 +59,7 @@ def markers(text: str, filename: str) -> list[tuple[int, str, str]]:
             )
         if m["escape"]:
             continue  # `;--8<--` is pymdownx's escape: shown as text, not a marker
-        if not re.fullmatch(r"[ \t]*#[ \t]*", m["pre"]) or m["post"].strip():
+        if not COMMENT_START.fullmatch(m["pre"]) or m["post"].strip():
             raise SectionError(
                 f"{filename}:{number}: a section marker must stand alone on a comment line"
                 " (pymdownx.snippets drops the whole line from the page)"

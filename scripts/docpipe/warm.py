@@ -57,6 +57,20 @@ def _first_gradient() -> None:
     torch.set_num_threads(threads)
 
 
+# The files on the stack torch.manual_seed() keeps (for a lazy GPU start): it reads each one's
+# source into linecache. Read here once, with the runner's own, not in every child that seeds.
+SEED_STACK = ("torch.random", "torch.cuda.random", "torch.xpu", "torch.xpu.random", "torch.mtia")
+
+
+def _stack_sources() -> None:
+    import linecache
+
+    for module in (execute, sys.modules["__main__"], *map(sys.modules.get, SEED_STACK)):
+        if getattr(module, "__file__", None):
+            linecache.getlines(module.__file__)
+
+
 if "torch" in sys.modules:
     with contextlib.suppress(Exception):
         _first_gradient()
+        _stack_sources()
