@@ -130,8 +130,14 @@ def _run_forked(pending, parallel, on_start, on_done, z, extras) -> dict[str, Ou
             on_done(outcomes[r.job.key])
             del running[r.job.key]
 
-    extended_ready, missing = False, None  # missing: what the zygote lacks, once it says
-    z.extend(e for job, _ in pending for e in extras.get(job.key, []))
+    def started(z: zygote.Zygote) -> zygote.Zygote:
+        nonlocal extended_ready, missing
+        extended_ready, missing = False, None  # missing: what the zygote lacks, once it says
+        z.extend(e for job, _ in pending for e in extras.get(job.key, []))
+        return z
+
+    extended_ready, missing = False, None
+    z = started(z)
 
     def waits(job: Job) -> bool:
         """Whether the job may wait for the extended zygote's imports."""
@@ -155,7 +161,7 @@ def _run_forked(pending, parallel, on_start, on_done, z, extras) -> dict[str, Ou
                 events = z.events(wait_for)
             except zygote.ZygoteDied as e:  # a snippet can kill its parent: fail what ran
                 stopped(list(running.values()), str(e))
-                z = zygote.shared(z.warmed)
+                z = started(zygote.shared(z.warmed))
                 continue
             for event in events:
                 if "missing" in event:
