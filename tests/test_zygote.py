@@ -151,3 +151,23 @@ def test_the_source_torch_reads_when_a_snippet_seeds_is_read_once_by_the_zygote(
     done = sandbox.regen()
     assert done.returncode == 0, done.stderr
     assert json.loads(sandbox.read("docs/generated/seeds.json"))["values"]["cached"] == "True"
+
+
+def test_job_folders_are_in_memory_only_where_it_has_room(tmp_path, monkeypatch):
+    import os
+
+    from docpipe import pool
+
+    room = os.statvfs(tmp_path)
+    free = room.f_bavail * room.f_frsize
+    cases = [  # (where /dev/shm would be, bytes it must have free, where job folders go)
+        (tmp_path, 1, str(tmp_path)),
+        (tmp_path, free + (1 << 30), None),  # too small: the default temporary folder
+        (tmp_path / "absent", 1, None),  # no /dev/shm at all
+    ]
+    for where, needed, expected in cases:
+        monkeypatch.setattr(pool, "IN_MEMORY", str(where))
+        monkeypatch.setattr(pool, "IN_MEMORY_ROOM", needed)
+        pool._in_memory.cache_clear()
+        assert pool._in_memory() == expected, (where, needed)
+    pool._in_memory.cache_clear()

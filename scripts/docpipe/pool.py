@@ -11,6 +11,7 @@ interpreter (spawn), which is slower and equally correct.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import multiprocessing
 import os
@@ -149,7 +150,7 @@ def _run_forked(pending, parallel, on_start, on_done, z, extras) -> dict[str, Ou
             while pending and len(running) < parallel:
                 job, timeout = pending.pop(_next(pending, waits, extended_ready))
                 key = job.key
-                job.workdir = tempfile.mkdtemp(prefix="docpipe-")
+                job.workdir = _workdir()
                 on_start(key)
                 z.fork(job, extras.get(key, []))
                 running[key] = _Running(job, timeout)
@@ -195,6 +196,28 @@ def _run_forked(pending, parallel, on_start, on_done, z, extras) -> dict[str, Ou
     return outcomes
 
 
+# A job's folder (its output, its result, the snippet's scratch working directory) lives for
+# one run: in memory where Linux offers it, since creating and removing one on a disk's file
+# system cost 0.36 ms a snippet here, against 0.07 ms in /dev/shm. Not where /dev/shm is small
+# (a container's is often 64 MiB): a snippet must not fail for want of room a disk would have.
+IN_MEMORY = "/dev/shm"
+IN_MEMORY_ROOM = 1 << 30  # bytes free in it, at least
+
+
+def _workdir() -> str:
+    return tempfile.mkdtemp(prefix="docpipe-", dir=_in_memory())
+
+
+@functools.cache
+def _in_memory() -> str | None:
+    try:
+        room = os.statvfs(IN_MEMORY)
+    except OSError:
+        return None
+    roomy = room.f_bavail * room.f_frsize >= IN_MEMORY_ROOM
+    return IN_MEMORY if roomy and os.access(IN_MEMORY, os.W_OK | os.X_OK) else None
+
+
 def _next(pending: list, waits: Callable[[Job], bool], extended_ready: bool) -> int:
     """The index of the job to start next: the first, unless it waits for the extended zygote's
     imports while a job that needs none of them could use the free core meanwhile."""
@@ -234,7 +257,7 @@ def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, O
             while pending and len(running) < parallel:
                 job, timeout = pending.pop(0)
                 key = job.key
-                job.workdir = tempfile.mkdtemp(prefix="docpipe-")
+                job.workdir = _workdir()
                 process = context.Process(target=execute.child_main, args=(job,), daemon=True)
                 on_start(key)
                 started = time.monotonic()
