@@ -237,7 +237,7 @@ def _abandon(z: zygote.Zygote, running: dict[str, _Running]) -> None:
             for event in z.events(max(0.0, deadline - time.monotonic())):
                 if "pid" in event:
                     _kill(event["pid"])
-                elif "key" in event:
+                elif "exit" in event:
                     shutil.rmtree(running.pop(event["key"]).job.workdir, ignore_errors=True)
 
 
