@@ -101,7 +101,8 @@ def run(
     extras: Mapping[str, list[str]] | None = None,
 ) -> dict[str, Outcome]:
     """Run (key, values, timeout) jobs; return each snippet's Outcome. The zygote imports `warm`;
-    a snippet with `extras` (what its last run imported beyond) forks from the extended zygote.
+    a snippet whose `extras` (what its last run imported) name a module it lacks forks from the
+    extended zygote.
     `hash_seed` other than the runner's 0 needs fork=False: forked children share its seed."""
     threads = threads or max(1, default_jobs() // parallel)
     pending = [(Job(key, values, threads, ""), limit) for key, values, limit in jobs]
@@ -189,7 +190,7 @@ def _run_forked(pending, parallel, on_start, on_done, z, extras) -> dict[str, Ou
                 on_done(outcome)
             for r in running.values():
                 if r.started and not r.killed and time.monotonic() >= r.started + r.timeout:
-                    _kill(r.pid)
+                    zygote.kill(r.pid)
                     r.killed = f"timed out after {r.timeout:g} s"
     finally:
         _abandon(z, running)
@@ -230,20 +231,15 @@ def _abandon(z: zygote.Zygote, running: dict[str, _Running]) -> None:
     """Kill what still runs after an interruption and wait for the zygote to report it, so
     that no late report reaches the next run."""
     for r in running.values():
-        _kill(r.pid)
+        zygote.kill(r.pid)
     deadline = time.monotonic() + 10
     with contextlib.suppress(zygote.ZygoteDied):
         while running and time.monotonic() < deadline:
             for event in z.events(max(0.0, deadline - time.monotonic())):
                 if "pid" in event:
-                    _kill(event["pid"])
+                    zygote.kill(event["pid"])
                 elif "exit" in event:
                     shutil.rmtree(running.pop(event["key"]).job.workdir, ignore_errors=True)
-
-
-def _kill(pid: int | None) -> None:
-    with contextlib.suppress(ProcessLookupError, TypeError):
-        os.kill(pid, signal.SIGKILL)
 
 
 def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, Outcome]:

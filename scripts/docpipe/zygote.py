@@ -13,6 +13,7 @@ needs from it: one warm parent, one process per snippet, the exit status, and a 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import selectors
@@ -121,10 +122,10 @@ def main() -> None:
 
 
 class _Server:
-    """Forks a child per job line read on stdin and reports on the channel. A job that names
-    extras (what the snippet's last run imported beyond the heavy packages) goes to the
-    extended zygote: forked from this one on first need, it imports those too. The rest fork
-    from this smaller process, which is quicker to fork and to exit."""
+    """Forks a child per job line read on stdin and reports on the channel. A job whose extras
+    (what the snippet's last run imported) include a module this zygote lacks goes to the
+    extended zygote: forked from this one when asked to extend or on first need, it imports
+    those too. The rest fork from this smaller process, which is quicker to fork and to exit."""
 
     def __init__(self, channel: int) -> None:
         self.channel = channel
@@ -167,7 +168,7 @@ class _Server:
         elif missing := _missing(message.pop("extras", [])):
             _send(self.channel, {"key": message["job"]["key"], "via": "extended"})
             self._extend(missing)
-            os.write(self.extended["pipe"], json.dumps(message).encode() + b"\n")
+            _send(self.extended["pipe"], message)
         else:
             pid = os.fork()
             if pid == 0:
@@ -179,7 +180,7 @@ class _Server:
         if self.extended:
             new = sorted(set(extras) - self.extended["imported"])
             if new:
-                os.write(self.extended["pipe"], json.dumps({"warm": new}).encode() + b"\n")
+                _send(self.extended["pipe"], {"warm": new})
                 self.extended["imported"].update(new)
             return
         read, write = os.pipe()
@@ -225,7 +226,7 @@ class _Server:
     def _stop(self) -> None:
         self.selector.unregister(0)
         for pid, _ in self.children.values():
-            _kill(pid)
+            kill(pid)
         if self.extended:  # it stops its own children when it reads the end of its input
             os.close(self.extended["pipe"])
 
@@ -262,15 +263,14 @@ def _freeze() -> None:
     gc.freeze()
 
 
-def _send(channel: int, message: dict) -> None:
-    os.write(channel, json.dumps(message).encode() + b"\n")
+def _send(fd: int, message: dict) -> None:
+    os.write(fd, json.dumps(message).encode() + b"\n")
 
 
-def _kill(pid: int) -> None:
-    try:
+def kill(pid: int | None) -> None:
+    """SIGKILL, if the process (None: not started yet) is still there."""
+    with contextlib.suppress(ProcessLookupError, TypeError):
         os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 if __name__ == "__main__":
