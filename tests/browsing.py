@@ -13,6 +13,7 @@ import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
 from urllib.parse import urlparse
 
 import pytest
@@ -51,12 +52,17 @@ def chromium() -> str:
     found = shutil.which(os.environ.get("CHROMIUM", "chromium"))
     if found:
         return found
-    reason = (
+    not_run(
         "BROWSER TESTS NOT RUN: Debian's chromium is not installed and could not be "
-        "(make test installs it with apt-get when run as root)"
+        "(make test installs it with apt-get when run as root)",
+        "browser test",
     )
+
+
+def not_run(reason: str, what: str) -> NoReturn:
+    """Skip a test whose tool is missing; under CI, where `make test` installs it, fail."""
     if os.environ.get("CI"):
-        pytest.fail(reason + "; under CI a skipped browser test is a failure")
+        pytest.fail(f"{reason}; under CI a skipped {what} is a failure")
     pytest.skip(reason)
 
 

@@ -14,13 +14,12 @@ node_modules/axe-core/axe.min.js into each page under test: the site never loads
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from browsing import Visit
+from browsing import Visit, not_run
 from docpipe.paths import ROOT
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -51,13 +50,11 @@ RUN_AXE = """async ({ blocking, rules }) => {
 def axe_script() -> Path:
     if AXE.exists():
         return AXE
-    reason = (
+    not_run(
         "ACCESSIBILITY AUDIT NOT RUN: node_modules/axe-core is missing "
-        "(make test installs it with `npm ci`)"
+        "(make test installs it with `npm ci`)",
+        "audit",
     )
-    if os.environ.get("CI"):
-        pytest.fail(reason + "; under CI a skipped audit is a failure")
-    pytest.skip(reason)
 
 
 def serious_violations(visit: Visit, rules: list[str] | None = None) -> list[dict]:
