@@ -59,15 +59,15 @@ def one_import() -> float:
     modules = pipeline.warm_list(cat.snippets)
     for extras in cache.imports_by_snippet([s.key for s in cat.snippets]).values():
         modules += [m for m in extras if m not in modules]
-    env = {**os.environ, **execute.RUN_ENV, "DOCPIPE_WARM": ",".join(modules)}
-    env["PYTHONPATH"] = str(ROOT / "scripts")
-    return wall([sys.executable, "-P", "-c", IMPORTED_AND_GONE.format("docpipe.warm")], env=env)
+    return imported("docpipe.warm", DOCPIPE_WARM=",".join(modules))
 
 
-# The zygote never exits while snippets run: leaving at once keeps the interpreter's own
-# shutdown (about 1 s with torch and sympy loaded) out of an import's time.
-IMPORTED_AND_GONE = "import {}, os; os._exit(0)"
-BASE_IMPORT = "import torch, numpy, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot"
+def imported(modules: str, **env: str) -> float:
+    """A fresh interpreter with the run environment importing `modules`, and leaving at once:
+    the zygote never exits while snippets run, so the interpreter's own shutdown (about 1 s
+    with torch and sympy loaded) is no part of an import's time."""
+    env = {**os.environ, **execute.RUN_ENV, "PYTHONPATH": str(ROOT / "scripts"), **env}
+    return wall([sys.executable, "-P", "-c", f"import {modules}, os; os._exit(0)"], env=env)
 
 
 def compute_seconds() -> tuple[float, int, float, str]:
@@ -193,9 +193,7 @@ def main(argv: list[str]) -> int:
     jobs = machine.default_jobs()
     figures = {}
     figures["import"] = one_import()
-    figures["import: torch, numpy, matplotlib only"] = wall(
-        [sys.executable, "-c", BASE_IMPORT + "; import os; os._exit(0)"]
-    )
+    figures["import: torch, numpy, matplotlib only"] = imported("torch, numpy, matplotlib.pyplot")
     figures["compute"], count, overhead, worst = compute_seconds()
     figures["floor"] = figures["import"] + figures["compute"] / jobs
     figures["check"] = wall([*REGEN, "--check"])
