@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -133,12 +134,16 @@ def test_a_plain_regen_after_an_edit_equals_a_forced_one(sandbox, kind):
 
 
 def test_an_input_edited_during_the_run_is_not_taken_as_run(sandbox, tmp_path):
-    started = tmp_path / "started"
+    # A run may write only in its scratch folder (its working directory), in the job folders.
+    from docpipe import pool
+
+    mark = f"started-{tmp_path.name}"
+    jobs = Path(pool._in_memory() or tempfile.gettempdir())
     sandbox.write(
         "snippets/main.py",
         "import time\nfrom pathlib import Path\n\n"
         "data = Path(__file__).with_name('data.txt').read_text()\n"
-        f"Path({str(started)!r}).touch()\n"
+        f"Path({mark!r}).touch()\n"
         "time.sleep(3)\nprint(data)\n",
     )
     sandbox.write("snippets/data.txt", "first\n")
@@ -151,7 +156,7 @@ def test_an_input_edited_during_the_run_is_not_taken_as_run(sandbox, tmp_path):
         text=True,
     )
     deadline = time.monotonic() + 60
-    while not started.exists() and time.monotonic() < deadline:
+    while not list(jobs.glob(f"docpipe-*/scratch/{mark}")) and time.monotonic() < deadline:
         time.sleep(0.05)
     sandbox.write("snippets/data.txt", "second\n")  # saved while the snippet still runs
     assert run.wait(timeout=60) == 0

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from pathlib import Path
 
-from . import execute, zygote
+from . import execute, tripwire, zygote
 from .environment import VERSIONED
 from .execute import Job, Result
 from .machine import default_jobs
@@ -105,6 +105,9 @@ def run(
     extended zygote.
     `hash_seed` other than the runner's 0 needs fork=False: forked children share its seed."""
     threads = threads or max(1, default_jobs() // parallel)
+    if not execute.sealable():  # one at a time, each compared before and after
+        parallel = 1
+        on_start, on_done = tripwire.guarded(on_start, on_done)
     pending = [(Job(key, values, threads, ""), limit) for key, values, limit in jobs]
     if fork:
         return _run_forked(pending, parallel, on_start, on_done, zygote.shared(warm), extras or {})
@@ -185,7 +188,8 @@ def _run_forked(pending, parallel, on_start, on_done, z, extras) -> dict[str, Ou
                     r.started, r.pid = time.monotonic(), event["pid"]
                     continue
                 del running[event["key"]]
-                outcome = _collect(r.job, event["exit"], time.monotonic() - r.started, r.killed)
+                seconds = time.monotonic() - r.started
+                outcome = _collect(r.job, event["exit"], seconds, r.killed, event.get("left"))
                 outcomes[r.job.key] = outcome
                 on_done(outcome)
             for r in running.values():
@@ -271,6 +275,8 @@ def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, O
                 on_done(outcome)
             for sentinel, (process, job, started, deadline) in list(running.items()):
                 if time.monotonic() >= deadline:
+                    with contextlib.suppress(OSError):  # its process group: what it started
+                        os.killpg(process.pid, signal.SIGKILL)
                     process.kill()
                     process.join()
                     del running[sentinel]
@@ -286,7 +292,10 @@ def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, O
     return outcomes
 
 
-def _collect(job: Job, exitcode: int | None, seconds: float, error: str = "") -> Outcome:
+def _collect(
+    job: Job, exitcode: int | None, seconds: float, error: str = "", left: str | None = None
+) -> Outcome:
+    """The outcome of a child that ended; `left`: what it left running, which was killed."""
     name = f"snippets/{job.key}.py"
     result = Result()
     try:
@@ -306,6 +315,11 @@ def _collect(job: Job, exitcode: int | None, seconds: float, error: str = "") ->
         output = output[:OUTPUT_CAP]
     finally:
         shutil.rmtree(job.workdir, ignore_errors=True)
+    if left:
+        said = f"left processes running, which the runner killed: {left}"
+        error = f"{error}; {said}" if error else said
+        if result.status == "error":
+            result.error, error = f"{result.error}\n  {name}: {error}", ""
     if error:
         result.status, result.error = "error", f"{name}: {error}"
     return Outcome(job.key, result, output, seconds)

@@ -2,7 +2,10 @@
 
 It starts as a fresh interpreter with the runner's fixed environment (PYTHONHASHSEED=0 among
 it), imports the heavy packages once (docpipe.warm), then forks one child per job line read on
-its stdin and reports each child's pid and exit status as JSON lines on its stdout.
+its stdin and reports each child's pid and exit status as JSON lines on its stdout. It is
+the reaper of its children's descendants: a process a killed child (a timeout) or a child that
+left without its own sweep (os._exit) leaves running is adopted by it, killed, and named with
+that child's exit.
 
 Why not multiprocessing's fork server: measured here, a child of it costs about 15 ms more than
 the fork itself (a new socket per child, a pickled Process object, Process bootstrap and exit),
@@ -69,7 +72,8 @@ class Zygote:
 
     def events(self, timeout: float | None) -> list[dict]:
         """What the zygote reported within `timeout` seconds: {"key", "pid"} once a child
-        started, {"key", "exit"} once it ended (its exit code; -N: killed by signal N),
+        started, {"key", "exit", "left"} once it ended (its exit code; -N: killed by signal N;
+        what its processes left running, killed then: execute.describe's text, or ""),
         {"missing"} in answer to extend(): the modules only the extended zygote will have,
         {"key", "via"} when a job goes to the extended zygote, {"extended_ready"} once that
         has its imports, and {"extended_exit"} if it ended (its children's reports with it)."""
@@ -115,6 +119,7 @@ def main() -> None:
     channel = os.dup(1)
     os.dup2(2, 1)  # what a warm import prints goes to stderr, never into the channel
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _adopt_orphans()
     from . import warm  # noqa: F401  (imports the heavy packages)
 
     _freeze()
@@ -153,7 +158,8 @@ class _Server:
                     _send(self.channel, {"extended_exit": code})
                 else:
                     pid, key = self.children.pop(ready.fd)
-                    _send(self.channel, {"key": key, "exit": self._reap(ready.fd, pid)})
+                    code = self._reap(ready.fd, pid)
+                    _send(self.channel, {"key": key, "exit": code, "left": self._sweep()})
 
     def _handle(self, message: dict) -> None:
         from . import warm
@@ -192,6 +198,7 @@ class _Server:
                         os.close(fd)
                 os.dup2(read, 0)
                 os.close(read)
+                _adopt_orphans()
                 from . import warm
 
                 warm.load(extras)
@@ -216,6 +223,15 @@ class _Server:
         os.close(pidfd)
         return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
+    def _sweep(self) -> str:
+        """Kill every process this zygote adopted (none it forked itself) and name them."""
+        from .execute import describe, end_children
+
+        keep = {pid for pid, _ in self.children.values()}
+        if self.extended:
+            keep.add(self.extended["pid"])
+        return describe(end_children(keep))
+
     def _fds(self) -> list[int]:
         """What a forked child must close: the zygote's own descriptors."""
         own = [self.channel, self.selector.fileno(), *self.children]
@@ -238,7 +254,6 @@ def _child(job: dict, inherited: list[int]) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         for fd in inherited:
             os.close(fd)
-        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # a snippet reads no input
         from .execute import Job, child_main
 
         child_main(Job(**job))
@@ -247,6 +262,12 @@ def _child(job: dict, inherited: list[int]) -> None:
         traceback.print_exc()
     finally:
         os._exit(code)
+
+
+def _adopt_orphans() -> None:
+    import ctypes
+
+    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 
 
 def _missing(modules: list[str]) -> list[str]:
