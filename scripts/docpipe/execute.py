@@ -35,7 +35,7 @@ import types
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import figures, landlock, sections
+from . import figures, landlock, sections, sourceonly
 from .paths import ABSENT, DOCS, FIGURE_CODE, GENERATED, NOTEBOOKS, ROOT, SNIPPETS, Snippet
 
 # The fixed environment of every run. None of it changes a result; it makes runs repeatable.
@@ -202,19 +202,15 @@ def _seal(workdir: Path) -> str:
 
 
 def _job_folders(workdir: Path) -> None:
-    """Temporary files and bytecode go to the job's folder: never a stale or shared .pyc from
-    the repository's __pycache__ (an edit within a second of its .pyc hides from its stamp),
-    never /tmp. Processes the snippet starts inherit the same through the environment."""
-    for name in ("scratch", "tmp", "pycache"):
+    """Temporary files go to the job's folder, never /tmp (processes the snippet starts
+    inherit TMPDIR). The repository's modules import from their source (docpipe.sourceonly):
+    never from a stale .pyc an edit within a second of it hides behind, and none is written."""
+    for name in ("scratch", "tmp"):
         (workdir / name).mkdir(exist_ok=True)
-    sys.pycache_prefix = str(workdir / "pycache")
     sys.dont_write_bytecode = True
+    sourceonly.install(str(ROOT), _SKIP)
     tempfile.tempdir = str(workdir / "tmp")
-    os.environ.update(
-        TMPDIR=str(workdir / "tmp"),
-        PYTHONPYCACHEPREFIX=str(workdir / "pycache"),
-        PYTHONDONTWRITEBYTECODE="1",
-    )
+    os.environ.update(TMPDIR=str(workdir / "tmp"), PYTHONDONTWRITEBYTECODE="1")
 
 
 class _NoInput(io.TextIOBase):
@@ -612,16 +608,23 @@ def _run_chunks(snippet: Snippet, module, stream, result: Result) -> None:
         result.sections.append((chunk.section, stream.tell()))
 
 
+SEAL_RULE = (
+    "a snippet may change files only in its scratch folder, and read, of the repository, only"
+    " snippets/, the runner (scripts/) and the pages"
+)
+
+
 def _why(e: BaseException, sealed: str) -> str:
-    """What the runner adds to an error its own limits caused."""
+    """What the runner adds to an error its own limits caused (or may have caused)."""
     if isinstance(e, OSError) and e.errno == errno.EFBIG:
         cap = FILE_CAP >> 20
         return f" (the runner caps every file a run writes, its output among them, at {cap} MiB)"
-    if isinstance(e, PermissionError) and e.errno == errno.EACCES and sealed:
-        return (
-            " (refused by the runner: a snippet may change files only in its scratch folder,"
-            " and read, of the repository, only snippets/ and scripts/)"
-        )
+    if not sealed:
+        return ""
+    if isinstance(e, OSError) and e.errno in (errno.EACCES, errno.EXDEV):
+        return f" (refused by the runner: {SEAL_RULE})"
+    if type(e).__name__ == "CalledProcessError":  # its output says what it was refused
+        return f" (the runner holds every process a snippet starts to its rule: {SEAL_RULE})"
     return ""
 
 

@@ -20,6 +20,7 @@ from functools import cache
 from cycler import cycler
 
 from .paths import THEMES, Snippet
+from .sourceonly import SourceOnlyLoader
 
 PALETTES = {
     "light": {"ink": "#1f2328", "muted": "#59636e", "grid": "#d0d7de",
@@ -76,7 +77,9 @@ def _code(snippet: Snippet):
         return None
     # Like a script, figure code can import its neighbours (shared helpers such as _diagram.py).
     sys.path.insert(0, str(path.parent))
-    spec = importlib.util.spec_from_file_location(f"figures_{snippet.key.replace('/', '_')}", path)
+    name = f"figures_{snippet.key.replace('/', '_')}"
+    loader = SourceOnlyLoader(name, str(path))  # never a stale .pyc
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -11,6 +11,7 @@ cannot be undone, only reported, which is why Landlock is what keeps the reposit
 from __future__ import annotations
 
 import os
+import stat
 
 from .paths import ROOT
 
@@ -53,7 +54,12 @@ def changes(before: dict, after: dict) -> list[str]:
     """What differs, as "path (changed)", "path (removed)" or "path (created)", sorted."""
     said = [f"{p} (removed)" for p in before.keys() - after.keys()]
     said += [f"{p} (created)" for p in after.keys() - before.keys()]
-    said += [f"{p} (changed)" for p in before.keys() & after.keys() if before[p] != after[p]]
+    # A folder's stamps change with its entries, which are named themselves.
+    said += [
+        f"{p} (changed)"
+        for p in before.keys() & after.keys()
+        if before[p] != after[p] and not (stat.S_ISDIR(before[p][4]) and stat.S_ISDIR(after[p][4]))
+    ]
     return sorted(said)
 
 

@@ -1,0 +1,333 @@
+"""The fault suite, sealed runner: a snippet's process, and every process it starts, changes
+nothing outside its job folder by any route, reads of the repository only what the runner
+names, leaves nothing running, reads no input, and cannot print without end.
+
+Each class of fault is tried by several routes at once, one snippet per route in one regen:
+each must fail naming its snippet and line, and every recorded file stay byte-identical."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import reader_machine
+from test_faults import add_to_page, only_sources_changed
+
+GOOD = 'print("hello from good")\n'
+PAGE = """
+# Sandbox
+
+```python title="snippets/good.py"
+--8<-- "snippets/good.py"
+```
+
+``` text title="python snippets/good.py"
+--8<-- "docs/generated/good.txt"
+```
+"""
+HEAD = (
+    "import os\nfrom pathlib import Path\n\n"
+    "record = Path(__file__).parents[1] / 'docs/generated/good.txt'\n"
+)
+LIBC = "import ctypes\n\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+RAISE = "    raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()), str(record))\n"
+
+# route -> (the lines after HEAD, the line that must be named). Each changes another snippet's
+# record; only the kernel stops the last four (no Python audit event sees a libc call or what
+# a subprocess does).
+WRITES = {
+    "os_open": ("os.open(record, os.O_WRONLY | os.O_TRUNC)\n", 5),
+    "symlink": ("os.symlink(record, 'link.txt')\nopen('link.txt', 'w').write('x')\n", 6),
+    "remove": ("os.remove(record)\n", 5),
+    "rename": ("os.rename(record, 'moved.txt')\n", 5),
+    "link": ("os.link(record, 'hard.txt')\nopen('hard.txt', 'w').write('x')\n", 5),
+    "mmap": (
+        "import mmap\n\nwith open(record, 'r+b') as f:\n    m = mmap.mmap(f.fileno(), 0)\n"
+        "    m[:1] = b'X'\n",
+        7,
+    ),
+    "subprocess": (
+        "import subprocess\n\nsubprocess.run(['sh', '-c', f'echo x > {record}'], check=True)\n",
+        7,
+    ),
+    "libc_unlink": (LIBC + "if libc.unlink(bytes(record)) != 0:\n" + RAISE, 9),
+    "libc_open": (LIBC + "if libc.open(bytes(record), os.O_WRONLY | os.O_TRUNC) < 0:\n" + RAISE, 9),
+    # outside the repository too: /tmp/<this test's folder name>
+    "outside": ("open(f'/tmp/{record.parents[3].name}', 'w').write('x')\n", 5),
+}
+REFUSED = "refused by the runner: a snippet may change files only in its scratch folder"
+HELD = "the runner holds every process a snippet starts to its rule: a snippet may change files"
+SNIPPETS_MAY_NOT = "snippets may not write into the repository (docs/generated/good.txt)"
+
+
+@pytest.fixture
+def recorded(sandbox):
+    """A sandbox whose one page shows snippets/good.py, recorded and committed."""
+    sandbox.write("snippets/good.py", GOOD)
+    sandbox.write("docs/index.md", PAGE)
+    first = sandbox.regen()
+    assert first.returncode == 0, first.stderr
+    sandbox.commit()
+    return sandbox
+
+
+def failures(stderr: str) -> dict[str, str]:
+    """The first line of each FAILED report, by snippet name."""
+    found = {}
+    for line in stderr.splitlines():
+        if line.startswith("FAILED snippets/"):
+            name = line.split()[1].split(":")[0].split("/")[-1].removesuffix(".py")
+            found[name] = line
+    return found
+
+
+def test_no_route_changes_anything_outside_the_job_folder(recorded):
+    for name, (code, _) in WRITES.items():
+        recorded.write(f"snippets/w_{name}.py", HEAD + code)
+    add_to_page(recorded, *(f"w_{name}" for name in WRITES))
+    run = recorded.regen()
+    assert run.returncode == 1
+    failed = failures(run.stderr)
+    for name, (_, line) in WRITES.items():
+        said = failed.get(f"w_{name}", "")
+        assert said.startswith(f"FAILED snippets/w_{name}.py:{line}: "), (name, run.stderr)
+        assert SNIPPETS_MAY_NOT in said or REFUSED in said or HELD in said, (name, said)
+    assert "good.txt: Permission denied" in run.stderr  # what sh said, in its output's tail
+    assert recorded.read("docs/generated/good.txt") == "hello from good\n"
+    only_sources_changed(recorded, *(f"w_{name}" for name in WRITES))
+    assert not (Path("/tmp") / recorded.root.parent.name).exists()
+
+
+def test_a_sealed_run_reads_of_the_repository_only_what_the_runner_names(recorded):
+    recorded.write("snippets/reader.py", HEAD + "print(record.read_text())\n")
+    recorded.write(
+        "snippets/settings.py",
+        HEAD + "print(record.with_name('snippets.toml').exists())\n"
+        "print(len((Path(__file__).parent / 'snippets.toml').read_text()))\n",
+    )
+    add_to_page(recorded, "reader", "settings")
+    run = recorded.regen()
+    failed = failures(run.stderr)
+    assert failed["reader"].startswith("FAILED snippets/reader.py:5: PermissionError:"), run.stderr
+    assert REFUSED in failed["reader"]
+    assert failed["settings"].startswith("FAILED snippets/settings.py:6: PermissionError:")
+
+
+def test_without_landlock_a_change_to_the_repository_fails_naming_the_snippet(recorded):
+    recorded.env["DOCPIPE_NO_LANDLOCK"] = "1"  # as on a kernel without Landlock
+    for name in ("os_open", "subprocess"):
+        recorded.write(f"snippets/w_{name}.py", HEAD + WRITES[name][0])
+    json_record = "record = record.with_suffix('.json')\n"  # not the file the others change
+    recorded.write("snippets/w_libc_unlink.py", HEAD + json_record + WRITES["libc_unlink"][0])
+    add_to_page(recorded, "w_os_open", "w_subprocess", "w_libc_unlink")
+    run = recorded.regen()
+    assert run.returncode == 1
+    failed = failures(run.stderr)
+    # A Python call is still refused before it happens, by name.
+    assert SNIPPETS_MAY_NOT in failed["w_os_open"]
+    # What only the kernel could refuse happens, and is named, with the snippet.
+    assert failed["w_subprocess"] == (
+        "FAILED snippets/w_subprocess.py: changed the repository, which a snippet may not (this"
+        " kernel has no Landlock to refuse it): docs/generated/good.txt (changed)"
+    )
+    assert failed["w_libc_unlink"].endswith(": docs/generated/good.json (removed)")
+
+
+def running(command: str) -> list[int]:
+    """The pids of processes whose command line is exactly `command`."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                words = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b" ".join(w for w in words if w).decode(errors="replace") == command:
+            found.append(int(pid))
+    return found
+
+
+WAIT_FOR = """\
+import os, time
+
+def started(command):
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            words = open(f"/proc/{{pid}}/cmdline", "rb").read().split(b"\\0")
+        except OSError:
+            continue
+        if b" ".join(w for w in words if w) == command.encode():
+            return True
+
+deadline = time.monotonic() + 10
+while not started({command!r}) and time.monotonic() < deadline:
+    time.sleep(0.02)
+"""
+
+# name -> (code, the sleep it leaves, the line named or None for the snippet alone)
+LEFT = {
+    "popen": ("import subprocess\n\nsubprocess.Popen(['sleep', '1781'])\n", "sleep 1781", 3),
+    "daemon": (  # its parent, sh, is gone when the snippet ends: only a reaper finds it
+        "import subprocess\n\n"
+        "subprocess.run(['sh', '-c', 'setsid sleep 1782 >/dev/null 2>&1 &'], check=True)\n"
+        + WAIT_FOR.format(command="sleep 1782"),
+        "sleep 1782",
+        3,
+    ),
+    "exits": (
+        "import os\nimport subprocess\n\nsubprocess.Popen(['sleep', '1783'])\nos._exit(0)\n",
+        "sleep 1783",
+        None,
+    ),
+}
+
+
+def test_what_a_snippet_leaves_running_is_killed_and_named(recorded):
+    for name, (code, _, _) in LEFT.items():
+        recorded.write(f"snippets/l_{name}.py", code)
+    recorded.write(
+        "snippets/l_timeout.py",
+        "import subprocess\nimport time\n\nsubprocess.Popen(['sleep', '1784'])\ntime.sleep(60)\n",
+    )
+    recorded.write(
+        "snippets/snippets.toml", '[defaults]\ntimeout = 60\n\n["l_timeout.py"]\ntimeout = 2\n'
+    )
+    add_to_page(recorded, *(f"l_{name}" for name in [*LEFT, "timeout"]))
+    run = recorded.regen()
+    assert run.returncode == 1
+    failed = failures(run.stderr)
+    for name, (_, command, line) in LEFT.items():
+        where = f"snippets/l_{name}.py:{line}" if line else f"snippets/l_{name}.py"
+        said = failed.get(f"l_{name}", "")
+        assert said.startswith(f"FAILED {where}: "), (name, run.stderr)
+        assert "left processes running" in said and f"{command})" in said, said
+    said = failed["l_timeout"]
+    assert said.startswith("FAILED snippets/l_timeout.py: timed out after 2 s; left processes")
+    assert "(sleep 1784)" in said
+    time.sleep(0.2)
+    for command in ("sleep 1781", "sleep 1782", "sleep 1783", "sleep 1784"):
+        assert running(command) == [], f"{command} still runs"
+    only_sources_changed(recorded, *(f"l_{name}" for name in [*LEFT, "timeout"]))
+
+
+def test_a_byte_order_mark_is_accepted_as_python_accepts_it(recorded):
+    recorded.write("snippets/bom.py", '\ufeffprint("with a mark")\n')
+    add_to_page(recorded, "bom")
+    run = recorded.regen()
+    assert run.returncode == 0, run.stderr
+    assert recorded.read("docs/generated/bom.txt") == "with a mark\n"
+
+
+STDIN = {
+    "input": ("answer = input()\n", 1, "RuntimeError: a snippet may not read standard input"),
+    "read": ("import sys\n\ndata = sys.stdin.read()\n", 3, "RuntimeError: a snippet may not"),
+    "cat": (
+        "import subprocess\n\nsubprocess.run(['cat'], check=True)\n",
+        3,
+        "CalledProcessError: Command '['cat']' returned non-zero exit status 1.",
+    ),
+}
+
+
+def test_reading_standard_input_fails_naming_the_line(recorded):
+    for name, (code, _, _) in STDIN.items():
+        recorded.write(f"snippets/i_{name}.py", code)
+    add_to_page(recorded, *(f"i_{name}" for name in STDIN))
+    run = recorded.regen()
+    assert run.returncode == 1
+    failed = failures(run.stderr)
+    for name, (_, line, error) in STDIN.items():
+        assert failed[f"i_{name}"].startswith(f"FAILED snippets/i_{name}.py:{line}: {error}")
+
+
+def test_an_endless_print_is_stopped_while_it_runs(recorded):
+    recorded.write("snippets/endless.py", 'while True:\n    print("x" * 4096)\n')
+    recorded.write(
+        "snippets/endless_child.py", "import subprocess\n\nsubprocess.run(['yes'])\nprint('on')\n"
+    )
+    add_to_page(recorded, "endless", "endless_child")
+    started = time.monotonic()
+    run = recorded.regen("--timeout", "50")
+    assert time.monotonic() - started < 40  # a timeout would take 50 s
+    failed = failures(run.stderr)
+    assert failed["endless"] == (
+        "FAILED snippets/endless.py:2: OSError: [Errno 27] File too large (the runner caps"
+        " every file a run writes, its output among them, at 64 MiB)"
+    )
+    # `yes` is stopped at the cap (SIGXFSZ); the snippet's next print fails at its line.
+    assert failed["endless_child"].startswith(
+        "FAILED snippets/endless_child.py:4: OSError: [Errno 27] File too large"
+    )
+    only_sources_changed(recorded, "endless", "endless_child")
+
+
+HELPER_USER = "from _helper import VALUE\n\nprint(VALUE)\n"
+
+
+def test_a_helper_edited_within_a_second_of_its_bytecode_runs_from_its_source(recorded):
+    # A reader's machine writes .pyc files (reader_machine() keeps PYTHONDONTWRITEBYTECODE
+    # unset); Python trusts a .pyc whose recorded source mtime and size match, to the second.
+    recorded.write("snippets/_helper.py", "VALUE = 1\n")
+    recorded.write("snippets/user.py", HELPER_USER)
+    add_to_page(recorded, "user")
+    helper = recorded.root / "snippets" / "_helper.py"
+    stamp = helper.stat().st_mtime_ns
+    subprocess.run(
+        [sys.executable, "-c", "import _helper"],
+        cwd=helper.parent,
+        env=reader_machine(),
+        check=True,
+    )
+    cached = sorted((helper.parent / "__pycache__").iterdir())
+    assert cached, "python wrote no .pyc (the test would prove nothing)"
+    before = {p: p.read_bytes() for p in cached}
+    helper.write_text("VALUE = 2\n")  # the same size
+    os.utime(helper, ns=(stamp, stamp))  # and the same stamp: the stale .pyc looks fresh
+    run = recorded.regen()
+    assert run.returncode == 0, run.stderr
+    assert recorded.read("docs/generated/user.txt") == "2\n"
+    after = sorted((helper.parent / "__pycache__").iterdir())
+    assert {p: p.read_bytes() for p in after} == before, "the run wrote bytecode"
+
+
+READS = """\
+import torch
+from pathlib import Path
+
+here = Path(__file__).parent
+print(torch.from_file(str(here / "data" / "weights.bin"), size=2, dtype=torch.uint8).tolist())
+"""
+
+
+def test_reads_names_the_data_files_a_run_may_read_unseen(recorded):
+    recorded.write("snippets/uses_data.py", READS)
+    (recorded.root / "snippets" / "data").mkdir()
+    (recorded.root / "snippets" / "data" / "weights.bin").write_bytes(b"\x01\x02")
+    recorded.write("snippets/data/seen.txt", "seen\n")
+    probe = (
+        "import json, sys\nfrom docpipe import pool\n"
+        "out = pool.run([('uses_data', {}, 60)], 1, True)\n"
+        "r = out['uses_data'].result\n"
+        "print(json.dumps([r.status, r.error, r.reads, sorted(r.inputs)]))\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=recorded.root,
+        env={**reader_machine(), "PYTHONPATH": str(recorded.root / "scripts")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    status, error, reads, inputs = json.loads(found.stdout.splitlines()[-1])
+    assert status == "ok", error
+    assert "snippets/data/weights.bin" in reads  # torch's fopen: no audit hook sees it
+    assert "snippets/data/seen.txt" in reads
+    assert "snippets/snippets.toml" not in reads  # settings, not readable in a run
+    assert not set(reads) & set(inputs)
+    assert reads == sorted(reads)
