@@ -40,7 +40,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         metavar="DIR",
         help="with --check: also write DIR/index.html, the drift shown side by side",
     )
-    p.add_argument("--timeout", type=float, help="seconds per snippet (default: snippets.toml)")
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        help="seconds per snippet, above 0 (default: snippets.toml)",
+    )
     p.add_argument(
         "-j",
         "--jobs",
@@ -64,6 +68,16 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     if args.report and not args.check:
         p.error("--report DIR goes with --check")
     return args
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
