@@ -418,3 +418,98 @@ def test_output_that_an_include_would_swallow_is_named(recorded):
         "PROBLEM docs/index.md:8: docs/generated/good.txt:1 would not show as recorded"
         " (pymdownx.snippets acts on it): # --8<-- [start:oops]"
     ) in run.stderr
+
+
+def test_a_snippet_that_replaces_what_the_runner_uses_cannot_corrupt_its_result(recorded):
+    recorded.write(
+        "snippets/poison.py",
+        "import builtins\nimport json\n\njson.dumps = lambda *a, **k: '{not json'\n"
+        "builtins.len = lambda x: 0\nprint('poisoned')\n",
+    )
+    recorded.write(
+        "snippets/relpath.py",
+        "import os.path\n\nos.path.relpath = lambda p, start=None: '.'\nprint('moved')\n",
+    )
+    add_to_page(recorded, "poison", "relpath")
+    run = recorded.regen()
+    assert run.returncode == 1, run.stderr
+    assert "Traceback" not in run.stderr
+    assert (
+        "FAILED snippets/relpath.py: its run left a malformed result (input '.' is no repository"
+        " file path); nothing of it is trusted\n"
+    ) in run.stderr
+    assert recorded.read("docs/generated/poison.txt") == "poisoned\n"
+    again = recorded.regen("snippets/poison.py")  # the cache it recorded is sound
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("1 snippets unchanged")
+
+
+def test_a_malformed_cache_is_discarded_in_one_line_and_rebuilt(recorded):
+    cached = json.loads(recorded.read(".cache/regen.json"))
+    del cached["snippets"]["good"]["key"]
+    recorded.write(".cache/regen.json", json.dumps(cached))
+    recorded.write("snippets/good.py", 'print("hello once more")\n')
+    run = recorded.regen()
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.startswith(
+        ".cache/regen.json: malformed (snippets['good'] is not {key, inputs, files, imports});"
+        " discarded, every snippet re-runs\n"
+    )
+    assert "regen: 1 run, 0 failed" in run.stdout
+    again = recorded.regen()
+    assert again.stderr == "" and "1 snippets unchanged" in again.stdout
+
+
+# Loaded first by every Python of the regen (PYTHONPATH): docs/generated/by_hand refuses new
+# files, as a read-only folder does for a user who is not root (the tests may run as root).
+READ_ONLY = """
+import errno, os
+
+_open = os.open
+
+def _refusing(path, flags, *args, **kwargs):
+    if flags & os.O_CREAT and "/docs/generated/by_hand/" in os.fsdecode(path):
+        raise PermissionError(errno.EACCES, "Permission denied", os.fsdecode(path))
+    return _open(path, flags, *args, **kwargs)
+
+os.open = _refusing
+"""
+
+
+def test_a_read_only_folder_fails_the_regen_in_one_line_and_changes_nothing(recorded, tmp_path):
+    (tmp_path / "hooks").mkdir()
+    (tmp_path / "hooks" / "sitecustomize.py").write_text(READ_ONLY)
+    recorded.env["PYTHONPATH"] = str(tmp_path / "hooks")
+    recorded.write("snippets/good.py", 'print("hello, changed")\n')
+    recorded.write("snippets/by_hand/leaves.py", 'print("leaves")\n')
+    add_to_page(recorded, "by_hand/leaves")
+    before = recorded.read(".cache/regen.json")
+    run = recorded.regen()
+    assert run.returncode == 1
+    assert run.stderr == (
+        "error: docs/generated/by_hand/leaves.json: Permission denied; nothing was written"
+        " (2 snippets ran, none recorded)\n"
+    )
+    assert recorded.read("docs/generated/good.txt") == "hello from good\n"
+    assert recorded.read(".cache/regen.json") == before
+    only_sources_changed(recorded, "good", "by_hand/leaves")
+    assert not [p for p in recorded.root.rglob(".*.*") if p.suffix in (".tmp", ".old")]
+    del recorded.env["PYTHONPATH"]
+    assert recorded.regen().returncode == 0
+    assert recorded.read("docs/generated/good.txt") == "hello, changed\n"
+
+
+def test_what_a_killed_regen_left_is_noted_by_check_and_removed_by_regen(recorded):
+    gone = subprocess.Popen(["true"])  # noqa: S607
+    gone.wait()
+    left = f"docs/generated/.good.txt.{gone.pid}.k1ll3d.tmp"
+    recorded.write(left, "half")
+    check = recorded.regen("--check")
+    assert check.returncode == 0, check.stderr
+    assert (
+        check.stderr == f"note {left}: left by a regen that was killed; the next regen removes it\n"
+    )
+    run = recorded.regen()
+    assert run.returncode == 0
+    assert run.stderr == f"removed {left} (left by a regen that was killed)\n"
+    assert recorded.status() == ""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import time
 from functools import cache
 from pathlib import Path
@@ -31,10 +32,16 @@ WATCHED = ("snippets", "docs", "scripts", "mkdocs.yml")  # what a regen's verdic
 UNWATCHED = ("docs/assets",)  # vendored files no snippet reads (a read one is an input)
 
 
+UNREADABLE = "unreadable"  # the fingerprint of an input that exists but cannot be read
+
+
 def _stat(path: Path) -> list[int] | None:
+    """A file's stamp; None when there is no file there (nothing, or a folder)."""
     try:
         st = os.stat(path)
     except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
         return None
     return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
 
@@ -61,7 +68,10 @@ class Digests:
         if old and old[:4] == stamp and _trusted(stamp, old[4]):
             digest = old[5]
         else:
-            digest = _digest(path.read_bytes())
+            try:
+                digest = _digest(path.read_bytes())
+            except OSError:  # a run that reads it fails naming it; the cache never trusts it
+                return UNREADABLE
         self.now[relative] = [*stamp, taken, digest]
         return digest
 
@@ -149,10 +159,90 @@ def on_disk(inputs: dict[str, str], digests: Digests) -> dict[str, str]:
 
 
 def load() -> dict:
+    """The cache, or {} (every snippet re-runs) when it is missing or malformed."""
+    return load_checked()[0]
+
+
+def load_checked() -> tuple[dict, str]:
+    """The cache and "", or {} and why it was discarded: a cache is rebuilt, never trusted,
+    when anything in it is not as this module writes it."""
     try:
-        return json.loads(CACHE.read_text(encoding="utf-8"))
-    except (FileNotFoundError, json.JSONDecodeError):
-        return {}
+        data = json.loads(CACHE.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        return {}, ""
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        return {}, f"{rel(CACHE)}: unreadable ({e}); discarded, every snippet re-runs"
+    why = malformed(data)
+    if why:
+        return {}, f"{rel(CACHE)}: malformed ({why}); discarded, every snippet re-runs"
+    return data, ""
+
+
+def _is(value, kind, *more) -> bool:
+    return isinstance(value, kind) and not isinstance(value, bool) and all(m(value) for m in more)
+
+
+def _strings(value) -> bool:
+    return _is(value, dict) and all(_is(v, str) for v in value.values())
+
+
+def _stamp(value) -> bool:
+    return _is(value, list) and len(value) == 4 and all(_is(v, int) for v in value)
+
+
+def malformed(data) -> str:
+    """Why `data` is not a cache this module wrote ("" when it is)."""
+    if not _is(data, dict):
+        return "not a JSON object"
+    if set(data) - {"snippets", "notebooks", "digests", "tree"}:
+        return f"unknown keys {sorted(set(data) - {'snippets', 'notebooks', 'digests', 'tree'})}"
+    runs = data.get("snippets", {})
+    if not _is(runs, dict):
+        return "snippets is not an object"
+    for key, run in runs.items():
+        if not _is(run, dict) or set(run) != {"key", "inputs", "files", "imports"}:
+            return f"snippets[{key!r}] is not {{key, inputs, files, imports}}"
+        if not (_is(run["key"], str) and _strings(run["inputs"]) and _strings(run["files"])):
+            return f"snippets[{key!r}] has a key, inputs or files of the wrong type"
+        if not _is(run["imports"], list) or not all(_is(i, str) for i in run["imports"]):
+            return f"snippets[{key!r}] imports is not a list of names"
+        if not all(_safe(p) for p in [*run["inputs"], *run["files"]]):
+            return f"snippets[{key!r}] names a path outside the repository"
+    notebooks = data.get("notebooks", {})
+    if not _is(notebooks, dict) or not all(
+        _is(v, dict) and set(v) == {"key", "digest"} and _strings(v) for v in notebooks.values()
+    ):
+        return "notebooks entries are not {key, digest}"
+    digests = data.get("digests", {})
+    if not _is(digests, dict) or not all(
+        _safe(k)
+        and _is(v, list)
+        and len(v) == 6
+        and _stamp(v[:4])
+        and _is(v[4], int)
+        and _is(v[5], str)
+        for k, v in digests.items()
+    ):
+        return "digests entries are not [mtime, ctime, size, inode, taken, digest]"
+    tree = data.get("tree")
+    if tree is not None:
+        fields = {"stamps", "taken", "snippets", "environment", "clean"}
+        if not _is(tree, dict) or set(tree) != fields:
+            return "tree lacks or adds keys"
+        stamps = tree["stamps"]
+        if not _is(stamps, dict) or not all(s is None or _stamp(s) for s in stamps.values()):
+            return "tree stamps are not [mtime, ctime, size, inode]"
+        if not (_is(tree["taken"], int) and _is(tree["snippets"], list)):
+            return "tree taken or snippets of the wrong type"
+        if not isinstance(tree["clean"], bool) or not _is(tree["environment"], str):
+            return "tree clean or environment of the wrong type"
+    return ""
+
+
+def _safe(relative) -> bool:
+    """A repository-relative path: what Digests and fresh() may join to ROOT."""
+    parts = relative.split("/") if _is(relative, str) else [""]
+    return not relative.startswith("/") and all(p not in ("", ".", "..") for p in parts)
 
 
 def entry(

@@ -149,6 +149,8 @@ def _problems(problems: list[str]) -> None:
 
 
 def check(result: pipeline.CheckResult, report_dir: str | None = None) -> int:
+    for note in result.notes:
+        print(f"note {note}", file=sys.stderr)
     _problems(result.problems)
     for why in result.failed.values():
         print(why, file=sys.stderr)
@@ -174,6 +176,11 @@ def check(result: pipeline.CheckResult, report_dir: str | None = None) -> int:
 
 
 def regen(result: pipeline.RegenResult) -> int:
+    for note in result.notes:
+        print(note, file=sys.stderr)
+    if result.error:
+        print(f"error: {result.error}", file=sys.stderr)
+        return 1
     if result.problems:
         _problems(result.problems)
         print(f"regen: nothing run or written; {len(result.problems)} site problems")

@@ -10,6 +10,7 @@ from . import markup, pages
 from .catalog import Catalog
 from .paths import DOCS, GENERATED, NOTEBOOKS, ROOT, owner, rel
 from .sections import SectionError, find_sections
+from .writing import LEFTOVER
 
 OUTPUT_LANGS = {"text", "console", "output", "pycon", "txt", "plaintext"}
 SNIPPETS_SYNTAX = "pymdownx.snippets acts on it"
@@ -54,6 +55,8 @@ def output_problems(cat: Catalog, docs: Path = DOCS) -> list[str]:
         if use.kind == "output" and (ROOT / use.detail).is_file():
             found += swallowed_lines(ROOT / use.detail, f"{rel(use.page)}:{use.line}")
     for path in sorted(GENERATED.rglob("*")) if GENERATED.is_dir() else []:
+        if LEFTOVER.match(path.name):
+            continue  # a regen's temporary file: in flight, or left by a killed run (repaired)
         if path.is_file() and owner(path) not in cat.settings:
             found.append(f"{rel(path)}: belongs to no snippet (orphan output; delete it)")
     return found
