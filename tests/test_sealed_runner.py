@@ -6,9 +6,11 @@ traceback, and nothing recorded is lost or half-written. Cases about processes (
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -360,3 +362,32 @@ def test_job_folders_of_dead_runners_are_removed(tmp_path, monkeypatch):
     left = {p.name for p in tmp_path.iterdir()}
     assert left == {f"docpipe-{os.getpid()}-def", "docpipe-unrelated", made.name}
     pool._sweep.cache_clear()
+
+
+# ---- the cache is keyed on what a run read, however it read it ----
+
+
+def test_a_file_the_run_read_beyond_its_inputs_keys_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "ROOT", tmp_path)
+    data = tmp_path / "snippets" / "weights.bin"
+    data.parent.mkdir()
+    data.write_bytes(b"\x00" * 16)
+    inputs = {"snippets/main.py": SOURCE}
+    later = time.time_ns() + 10**9  # a regen that started after the file was written
+    recorded = cache.with_reads(inputs, ["snippets/weights.bin"], cache.Digests({}), later)
+    assert recorded["snippets/weights.bin"] == hashlib.sha256(b"\x00" * 16).hexdigest()
+    run = cache.entry(recorded, Settings(), {}, [])
+    assert not cache.fresh(Settings(), run, set(), cache.Digests({}))  # main.py: not on disk
+    run["key"] = cache.key(Settings(), cache.on_disk(recorded, cache.Digests({})))
+    assert cache.fresh(Settings(), run, set(), cache.Digests({}))
+    data.write_bytes(b"\x01" * 16)  # edited: the next regen runs the snippet again
+    assert not cache.fresh(Settings(), run, set(), cache.Digests({}))
+
+
+def test_a_read_file_edited_during_the_run_is_not_taken_as_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "ROOT", tmp_path)
+    (tmp_path / "data.bin").write_bytes(b"new")
+    earlier = time.time_ns() - 10**9  # the regen started before this edit
+    found = cache.with_reads({}, ["data.bin"], cache.Digests({}), earlier)
+    assert found == {"data.bin": cache.EDITED_DURING_RUN}
+    assert cache.on_disk(found, cache.Digests({})) != found

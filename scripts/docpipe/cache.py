@@ -2,8 +2,10 @@
 
 The key covers every repository file the last run depended on, fingerprinted by the run itself
 as it read them (its source, local modules by their source even when Python loaded a .pyc, data
-files, figure code or its absence), its settings, the runner's own code, and the interpreter and
-package versions (docpipe.environment). Computing it imports none of those packages.
+files, figure code or its absence) or, for a file it read some other way (mmap,
+torch.from_file: execute.Result.reads), by the parent right after the run; its settings, the
+runner's own code, and the interpreter and package versions (docpipe.environment).
+Computing it imports none of those packages.
 
 Hashing is skipped for a file whose stat (mtime, ctime, size, inode) is what it was when it was
 last hashed, as git's index does; a file modified within RACY_NS of being stamped is never
@@ -243,6 +245,28 @@ def _safe(relative) -> bool:
     """A repository-relative path: what Digests and fresh() may join to ROOT."""
     parts = relative.split("/") if _is(relative, str) else [""]
     return not relative.startswith("/") and all(p not in ("", ".", "..") for p in parts)
+
+
+EDITED_DURING_RUN = "edited during the run"  # never a file's digest: the next regen re-runs
+
+
+def with_reads(
+    inputs: dict[str, str], reads: list[str], digests: Digests, taken: int
+) -> dict[str, str]:
+    """The run's inputs and every repository file it may have read beyond them (however it
+    read them: mmap, torch.from_file, np.load; execute.Result.reads), those fingerprinted now.
+    One modified since `taken` (the regen's start) may not be what the run read: it is keyed
+    as EDITED_DURING_RUN, so the next regen runs the snippet again."""
+    found = dict(inputs)
+    for relative in reads:
+        if relative in found:
+            continue
+        stamp = _stat(ROOT / relative)
+        if stamp and max(stamp[0], stamp[1]) >= taken - RACY_NS:
+            found[relative] = EDITED_DURING_RUN
+        else:
+            found[relative] = digests(ROOT / relative)
+    return found
 
 
 def entry(

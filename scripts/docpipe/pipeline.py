@@ -255,9 +255,9 @@ def _regen(snippets, cat, opts, force, cached, stamps, taken, into, result) -> N
         # with --force: what a snippet imported stays known while it exists.
         known = runs.get(snippet.key, {}).get("imports", [])
         imported = sorted({*known, *outcome.result.imported})
-        runs[snippet.key] = cache.entry(
-            outcome.result.inputs, cat.settings[snippet], files, imported
-        )
+        reads = getattr(outcome.result, "reads", [])  # execute.Result.reads, once it has them
+        inputs = cache.with_reads(outcome.result.inputs, reads, digests, taken)
+        runs[snippet.key] = cache.entry(inputs, cat.settings[snippet], files, imported)
     _write_notebooks(cached.setdefault("notebooks", {}), force, set(result.failed), result, into)
     cached["digests"] = {**cached.get("digests", {}), **digests.now}
     clean = not result.failed and not result.wrote and not result.kept and not result.deleted
