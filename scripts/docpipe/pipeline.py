@@ -87,6 +87,15 @@ def preflight(cat: Catalog, snippets: list[Snippet], writing_outputs: bool = Fal
     return found + consistency.page_problems(cat, outputs_made_later=writing_outputs)
 
 
+def site_problems(cat: Catalog, snippets: list[Snippet] | None = None) -> list[str]:
+    """Every site problem of the whole site, as --check lists them; `mkdocs build` fails on
+    each (the one code path of both)."""
+    from . import consistency
+
+    chosen = cat.snippets if snippets is None else snippets
+    return preflight(cat, chosen, writing_outputs=True) + consistency.output_problems(cat)
+
+
 def run(snippets: list[Snippet], cat: Catalog, opts: Options, label: str, **pool_args) -> dict:
     """Run snippets (each in its own child process) and return their outcomes."""
     from . import pool
@@ -150,14 +159,16 @@ def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | No
 
 def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool) -> CheckResult:
     """Run every snippet and compare what it would publish with what is committed."""
-    from . import consistency, drift
+    from . import drift
     from .environment import stamp
     from .pages import pages_using
 
     result = CheckResult(len(snippets))
     start_zygote(snippets, opts)
-    result.problems = preflight(cat, snippets, writing_outputs=True) + (
-        consistency.output_problems(cat) if whole_site else []
+    result.problems = (
+        site_problems(cat, snippets)
+        if whole_site
+        else preflight(cat, snippets, writing_outputs=True)
     )
     named = {p.split(":", 1)[0] for p in result.problems}
     runnable = [s for s in snippets if s.name not in named]  # a broken one is a problem only
