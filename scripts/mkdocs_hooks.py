@@ -51,7 +51,19 @@ def on_serve(server, config, builder):
     for folder in live.WATCHED:
         if folder.is_dir():
             server.watch(str(folder))
+    live.on_finish(lambda: _rebuild(server))
     return server
+
+
+def _rebuild(server) -> None:
+    """Ask `mkdocs serve` for a rebuild, as its own file watcher does (MkDocs 1.6 has no
+    public call for it): a background re-run ended, and its page must say how."""
+    wanted = getattr(server, "_rebuild_cond", None)
+    if wanted is None:
+        return
+    with wanted:
+        server._want_rebuild = True
+        wanted.notify_all()
 
 
 def on_shutdown():
