@@ -461,24 +461,31 @@ def test_a_malformed_cache_is_discarded_in_one_line_and_rebuilt(recorded):
 
 
 # Loaded first by every Python of the regen (PYTHONPATH): docs/generated/by_hand refuses new
-# files, as a read-only folder does for a user who is not root (the tests may run as root).
-READ_ONLY = """
+# files, as a read-only folder does for a user who is not root (the tests may run as root) or
+# a full disk does.
+REFUSING = """
 import errno, os
 
 _open = os.open
 
 def _refusing(path, flags, *args, **kwargs):
     if flags & os.O_CREAT and "/docs/generated/by_hand/" in os.fsdecode(path):
-        raise PermissionError(errno.EACCES, "Permission denied", os.fsdecode(path))
+        raise OSError(errno.{code}, os.strerror(errno.{code}), os.fsdecode(path))
     return _open(path, flags, *args, **kwargs)
 
 os.open = _refusing
 """
 
 
-def test_a_read_only_folder_fails_the_regen_in_one_line_and_changes_nothing(recorded, tmp_path):
+@pytest.mark.parametrize(
+    ("code", "reason"), [("EACCES", "Permission denied"), ("ENOSPC", "No space left on device")]
+)
+def test_a_folder_that_refuses_files_fails_the_regen_in_one_line_and_changes_nothing(
+    recorded, tmp_path, code, reason
+):
+    """A read-only folder, a full disk: every file regen would write stays as it was."""
     (tmp_path / "hooks").mkdir()
-    (tmp_path / "hooks" / "sitecustomize.py").write_text(READ_ONLY)
+    (tmp_path / "hooks" / "sitecustomize.py").write_text(REFUSING.format(code=code))
     recorded.env["PYTHONPATH"] = str(tmp_path / "hooks")
     recorded.write("snippets/good.py", 'print("hello, changed")\n')
     recorded.write("snippets/by_hand/leaves.py", 'print("leaves")\n')
@@ -487,7 +494,7 @@ def test_a_read_only_folder_fails_the_regen_in_one_line_and_changes_nothing(reco
     run = recorded.regen()
     assert run.returncode == 1
     assert run.stderr == (
-        "error: docs/generated/by_hand/leaves.json: Permission denied; nothing was written"
+        f"error: docs/generated/by_hand/leaves.json: {reason}; nothing was written"
         " (2 snippets ran, none recorded)\n"
     )
     assert recorded.read("docs/generated/good.txt") == "hello from good\n"
@@ -513,3 +520,25 @@ def test_what_a_killed_regen_left_is_noted_by_check_and_removed_by_regen(recorde
     assert run.returncode == 0
     assert run.stderr == f"removed {left} (left by a regen that was killed)\n"
     assert recorded.status() == ""
+
+
+def test_a_recorded_input_that_became_a_folder_reruns_its_snippet(recorded):
+    recorded.write("snippets/data.txt", "first\n")
+    recorded.write(
+        "snippets/reader.py",
+        "from pathlib import Path\n\nprint(Path(__file__).with_name('data.txt').read_text())\n",
+    )
+    add_to_page(recorded, "reader")
+    assert recorded.regen().returncode == 0
+    recorded.commit()
+    (recorded.root / "snippets/data.txt").unlink()
+    (recorded.root / "snippets/data.txt").mkdir()
+    run = recorded.regen()
+    assert run.returncode == 1
+    assert (
+        "FAILED snippets/reader.py:3: IsADirectoryError: [Errno 21] Is a directory:" in run.stderr
+    )
+    assert "Traceback (most recent call last)" not in run.stderr.split("its output ended")[0]
+    assert "regen: 1 run, 1 failed" in run.stdout
+    assert recorded.regen("--check").returncode == 1
+    assert recorded.status() == " D snippets/data.txt\n"  # the folder: nothing else changed
