@@ -83,6 +83,9 @@ def tree_stamps(extra: set[str]) -> dict[str, list[int]]:
     found: dict[str, list[int]] = {}
     inside = len(str(ROOT)) + 1
     stack = [os.path.join(ROOT, name) for name in WATCHED]
+    for missing in [p for p in stack if not os.path.exists(p)]:
+        stack.remove(missing)
+        found[missing[inside:]] = None  # its appearance changes the stamps
     skipped = {os.path.join(ROOT, name) for name in UNWATCHED}
     while stack:  # strings and scandir, not pathlib: this is all a no-change regen does
         path = stack.pop()

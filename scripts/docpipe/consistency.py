@@ -5,6 +5,7 @@ on them before it writes anything, and --check lists them first."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from . import markup, pages
@@ -103,10 +104,9 @@ def unshown_sections(page: Path) -> list[str]:
         if any(section == "" for _, section in included):
             continue  # the whole file
         try:
-            spans = find_sections(snippet.source.read_text(encoding="utf-8"), snippet.name)
+            wanted = _shown_sections(snippet, snippet.source.stat().st_mtime_ns)
         except (OSError, SectionError):
             continue  # named by the include's own check
-        wanted = [name for name in spans if not name.startswith(CLAIM_PREFIX)]
         got = list(dict.fromkeys(s for _, s in included if s in wanted))
         where = f"{rel(page)}:{included[0][0]}"
         missing = [name for name in wanted if name not in got]
@@ -122,6 +122,13 @@ def unshown_sections(page: Path) -> list[str]:
                 f" the snippet's order, {', '.join(wanted)} (its notebook runs them top to bottom)"
             )
     return found
+
+
+@lru_cache(maxsize=1024)
+def _shown_sections(snippet, mtime: int) -> list[str]:
+    """The sections of a snippet a page shows (all but its claims), in order."""
+    spans = find_sections(snippet.source.read_text(encoding="utf-8"), snippet.name)
+    return [name for name in spans if not name.startswith(CLAIM_PREFIX)]
 
 
 # Anything a reader would take for a `{{ }}` marker; a valid value or claim is masked first.
