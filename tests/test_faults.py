@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from conftest import reader_machine
+
 PAGE = """
 # Sandbox
 
@@ -542,3 +544,51 @@ def test_a_recorded_input_that_became_a_folder_reruns_its_snippet(recorded):
     assert "regen: 1 run, 1 failed" in run.stdout
     assert recorded.regen("--check").returncode == 1
     assert recorded.status() == " D snippets/data.txt\n"  # the folder: nothing else changed
+
+
+# Loaded first by the regen (PYTHONPATH): each generated file's fsync waits, so that the test
+# can kill the regen while it writes.
+SLOW_WRITES = """
+import os, time
+
+_fsync = os.fsync
+
+def _slow(fd):
+    time.sleep(0.5)
+    return _fsync(fd)
+
+os.fsync = _slow
+"""
+
+
+def test_a_regen_killed_while_writing_is_repaired_by_the_next(recorded, tmp_path):
+    (tmp_path / "hooks").mkdir()
+    (tmp_path / "hooks" / "sitecustomize.py").write_text(SLOW_WRITES)
+    recorded.write("snippets/good.py", 'print("hello, killed")\n')
+    regen = subprocess.Popen(
+        [sys.executable, "scripts/regen.py"],
+        cwd=recorded.root,
+        env={**reader_machine(), "PYTHONPATH": str(tmp_path / "hooks")},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    generated = recorded.root / "docs" / "generated"
+    deadline = time.monotonic() + 60
+    while not list(generated.glob(".*.tmp")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    regen.kill()  # SIGKILL: no handler runs, no rollback
+    regen.wait()
+    left = sorted(p.name for p in generated.glob(".*.*"))
+    assert left, "the regen was not killed while it wrote (the test proves nothing)"
+    check = recorded.regen("--check")
+    assert "Traceback" not in check.stderr
+    assert check.stderr.startswith(
+        f"note docs/generated/{left[0]}: left by a regen that was killed; the next regen removes it"
+    )
+    assert "orphan" not in check.stderr
+    repair = recorded.regen()
+    assert repair.returncode == 0, repair.stderr
+    assert f"removed docs/generated/{left[0]} (left by a regen that was killed)" in repair.stderr
+    assert not list(generated.glob(".*.*"))
+    assert recorded.read("docs/generated/good.txt") == "hello, killed\n"
+    assert recorded.regen("--check").returncode == 0

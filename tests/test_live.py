@@ -264,3 +264,6 @@ def test_serve_answers_at_once_while_a_snippet_hangs_and_shows_its_state(site, s
         "snippets/hello.py", "import json\n\njson.dumps = print\n" + SNIPPET.format(word="odd")
     )
     served.wait_for("hello, odd version", gone="live-notice", timeout=60)
+
+    site.write("docs/index.md", PAGE.replace("{{ hello.py:word }}", "{{ hello.py: word }}"))
+    served.wait_for("This page cannot be built", "docs/index.md:3: {{ hello.py: word }} is neither")
