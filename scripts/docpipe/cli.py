@@ -179,6 +179,8 @@ def regen(result: pipeline.RegenResult) -> int:
     for note in result.notes:
         print(note, file=sys.stderr)
     if result.error:
+        for why in result.failed.values():
+            print(why, file=sys.stderr)
         print(f"error: {result.error}", file=sys.stderr)
         return 1
     if result.problems:

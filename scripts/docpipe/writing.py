@@ -1,4 +1,5 @@
-"""Writing generated files: each one replaced atomically, one regen at a time."""
+"""Writing generated files: all of a regen's files land together or not at all, each one replaced
+atomically, one regen at a time; what a killed regen left is found and removed by the next."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from secrets import token_hex
 
 from .paths import ROOT, rel
 
@@ -52,17 +54,6 @@ def _staged(path: Path, data: bytes, kind: str = "tmp") -> str:
     return tmp
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """The file holds either its old bytes or `data`, never a mix, whatever interrupts us."""
-    tmp = _staged(path, data)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
 class Batch:
     """Writes and deletions that land all together or not at all: each file is replaced
     atomically, its old version kept aside until commit(); rollback() puts every old version
@@ -72,18 +63,13 @@ class Batch:
         self.done: list[tuple[Path, str | None]] = []  # (path, its old version aside or None)
 
     def _aside(self, path: Path) -> str | None:
+        """Keep the old version of `path` beside it (a hard link: no copy), if it has one."""
         if not path.exists():
             return None
-        fd, backup = tempfile.mkstemp(
-            dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".old"
-        )
-        os.close(fd)
+        backup = os.fspath(path.with_name(f".{path.name}.{os.getpid()}.{token_hex(4)}.old"))
         try:
-            os.unlink(backup)
-            os.link(path, backup)  # no copy: the old inode stays as it is
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(backup)
+            os.link(path, backup)
+        except OSError:  # a file system without hard links
             backup = _staged(path, path.read_bytes(), "old")
         return backup
 
