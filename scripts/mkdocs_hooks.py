@@ -13,7 +13,17 @@ from mkdocs.exceptions import PluginError
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from docpipe import claims, consistency, glue, live, markup, notebooks, pages  # noqa: E402
+from docpipe import (  # noqa: E402
+    catalog,
+    claims,
+    consistency,
+    glue,
+    live,
+    markup,
+    notebooks,
+    pages,
+    pipeline,
+)
 from docpipe import record as records  # noqa: E402
 from docpipe.normalise import BY_NAME  # noqa: E402
 from docpipe.paths import DOCS, rel  # noqa: E402
@@ -41,14 +51,39 @@ def on_serve(server, config, builder):
     for folder in live.WATCHED:
         if folder.is_dir():
             server.watch(str(folder))
+    live.on_finish(lambda: _rebuild(server))
     return server
+
+
+def _rebuild(server) -> None:
+    """Ask `mkdocs serve` for a rebuild, as its own file watcher does (MkDocs 1.6 has no
+    public call for it): a background re-run ended, and its page must say how."""
+    wanted = getattr(server, "_rebuild_cond", None)
+    if wanted is None:
+        return
+    with wanted:
+        server._want_rebuild = True
+        wanted.notify_all()
 
 
 def on_shutdown():
     live.stop()
 
 
+SITE_PROBLEMS: list[str] = []  # what --check would list first; a build fails on them
+
+
 def on_pre_build(config):
+    """A build fails on every site problem `regen.py --check` reports, by the same code
+    (docpipe.pipeline.site_problems), and on broken settings; `mkdocs serve` shows them on
+    the pages they name instead, and refreshes what changed."""
+    global SITE_PROBLEMS
+    try:
+        SITE_PROBLEMS = pipeline.site_problems(catalog.load())
+    except catalog.CatalogError as e:
+        SITE_PROBLEMS = [str(e)]
+    if SITE_PROBLEMS and not SERVING:
+        raise PluginError("\n".join(SITE_PROBLEMS))
     live.refresh()
 
 
@@ -112,6 +147,8 @@ def on_page_markdown(markdown, page, config, files):
         return markdown
     path = Path(page.file.abs_src_path)
     problems = consistency.include_problems(path) if path.exists() else []
+    named = [p for p in SITE_PROBLEMS if p.startswith(f"{rel(path)}:")]  # only when serving
+    problems += [p for p in named if p not in problems]
     if problems:  # pymdownx would raise on these with neither page nor line named
         if SERVING:
             return _problem_page(problems)

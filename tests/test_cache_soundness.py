@@ -6,6 +6,7 @@ Each edit changes what the snippet publishes, so a cache that missed it would ke
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import reader_machine
+from docpipe.execute import Result
 
 SNIPPET = """\
 from pathlib import Path
@@ -164,3 +166,29 @@ def test_an_input_edited_during_the_run_is_not_taken_as_run(sandbox, tmp_path):
     again = sandbox.regen()
     assert "regen: 1 run, 0 failed" in again.stdout, again.stdout
     assert sandbox.read("docs/generated/main.txt") == "second\n\n"
+
+
+FROM_FILE = """\
+from pathlib import Path
+
+import torch
+
+weights = torch.from_file(str(Path(__file__).with_name("weights.bin")), size=4, dtype=torch.uint8)
+print(weights.tolist())
+"""
+
+
+@pytest.mark.skipif(
+    "reads" not in {f.name for f in dataclasses.fields(Result)},
+    reason="needs execute.Result.reads, what a run read beyond open() (issue 22, child side)",
+)
+def test_a_data_file_read_without_open_keys_the_cache(sandbox):
+    sandbox.write("snippets/main.py", FROM_FILE)
+    (sandbox.root / "snippets" / "weights.bin").write_bytes(bytes([1, 2, 3, 4]))
+    sandbox.write("docs/index.md", PAGE.replace("\nThe value is {{ main.py:shown }}.\n", ""))
+    assert sandbox.regen().returncode == 0
+    assert sandbox.read("docs/generated/main.txt") == "[1, 2, 3, 4]\n"
+    (sandbox.root / "snippets" / "weights.bin").write_bytes(bytes([5, 6, 7, 8]))
+    again = sandbox.regen()
+    assert "regen: 1 run, 0 failed" in again.stdout, again.stdout
+    assert sandbox.read("docs/generated/main.txt") == "[5, 6, 7, 8]\n"

@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from conftest import reader_machine
+
 PAGE = """
 # Sandbox
 
@@ -418,3 +420,175 @@ def test_output_that_an_include_would_swallow_is_named(recorded):
         "PROBLEM docs/index.md:8: docs/generated/good.txt:1 would not show as recorded"
         " (pymdownx.snippets acts on it): # --8<-- [start:oops]"
     ) in run.stderr
+
+
+def test_a_snippet_that_replaces_what_the_runner_uses_cannot_corrupt_its_result(recorded):
+    recorded.write(
+        "snippets/poison.py",
+        "import builtins\nimport json\n\njson.dumps = lambda *a, **k: '{not json'\n"
+        "builtins.len = lambda x: 0\nprint('poisoned')\n",
+    )
+    recorded.write(
+        "snippets/relpath.py",
+        "import os.path\n\nos.path.relpath = lambda p, start=None: '.'\nprint('moved')\n",
+    )
+    add_to_page(recorded, "poison", "relpath")
+    run = recorded.regen()
+    assert run.returncode == 1, run.stderr
+    assert "Traceback" not in run.stderr
+    assert (
+        "FAILED snippets/relpath.py: its run left a malformed result (input '.' is no repository"
+        " file path); nothing of it is trusted\n"
+    ) in run.stderr
+    assert recorded.read("docs/generated/poison.txt") == "poisoned\n"
+    again = recorded.regen("snippets/poison.py")  # the cache it recorded is sound
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("1 snippets unchanged")
+
+
+def test_a_malformed_cache_is_discarded_in_one_line_and_rebuilt(recorded):
+    cached = json.loads(recorded.read(".cache/regen.json"))
+    del cached["snippets"]["good"]["key"]
+    recorded.write(".cache/regen.json", json.dumps(cached))
+    recorded.write("snippets/good.py", 'print("hello once more")\n')
+    run = recorded.regen()
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.startswith(
+        ".cache/regen.json: malformed (snippets['good'] is not {key, inputs, files, imports});"
+        " discarded, every snippet re-runs\n"
+    )
+    assert "regen: 1 run, 0 failed" in run.stdout
+    again = recorded.regen()
+    assert again.stderr == "" and "1 snippets unchanged" in again.stdout
+
+
+# Loaded first by every Python of the regen (PYTHONPATH): docs/generated/by_hand refuses new
+# files, as a read-only folder does for a user who is not root (the tests may run as root) or
+# a full disk does.
+REFUSING = """
+import errno, os
+
+_open = os.open
+
+def _refusing(path, flags, *args, **kwargs):
+    if flags & os.O_CREAT and "/docs/generated/by_hand/" in os.fsdecode(path):
+        raise OSError(errno.{code}, os.strerror(errno.{code}), os.fsdecode(path))
+    return _open(path, flags, *args, **kwargs)
+
+os.open = _refusing
+"""
+
+
+@pytest.mark.parametrize(
+    ("code", "reason"), [("EACCES", "Permission denied"), ("ENOSPC", "No space left on device")]
+)
+def test_a_folder_that_refuses_files_fails_the_regen_in_one_line_and_changes_nothing(
+    recorded, tmp_path, code, reason
+):
+    """A read-only folder, a full disk: every file regen would write stays as it was."""
+    (tmp_path / "hooks").mkdir()
+    (tmp_path / "hooks" / "sitecustomize.py").write_text(REFUSING.format(code=code))
+    recorded.env["PYTHONPATH"] = str(tmp_path / "hooks")
+    recorded.write("snippets/good.py", 'print("hello, changed")\n')
+    recorded.write("snippets/by_hand/leaves.py", 'print("leaves")\n')
+    add_to_page(recorded, "by_hand/leaves")
+    before = recorded.read(".cache/regen.json")
+    run = recorded.regen()
+    assert run.returncode == 1
+    assert run.stderr == (
+        f"error: docs/generated/by_hand/leaves.json: {reason}; nothing was written"
+        " (2 snippets ran, none recorded)\n"
+    )
+    assert recorded.read("docs/generated/good.txt") == "hello from good\n"
+    assert recorded.read(".cache/regen.json") == before
+    only_sources_changed(recorded, "good", "by_hand/leaves")
+    assert not [p for p in recorded.root.rglob(".*.*") if p.suffix in (".tmp", ".old")]
+    del recorded.env["PYTHONPATH"]
+    assert recorded.regen().returncode == 0
+    assert recorded.read("docs/generated/good.txt") == "hello, changed\n"
+
+
+def test_what_a_killed_regen_left_is_noted_by_check_and_removed_by_regen(recorded):
+    gone = subprocess.Popen(["true"])  # noqa: S607
+    gone.wait()
+    left = f"docs/generated/.good.txt.{gone.pid}.k1ll3d.tmp"
+    recorded.write(left, "half")
+    check = recorded.regen("--check")
+    assert check.returncode == 0, check.stderr
+    assert (
+        check.stderr == f"note {left}: left by a regen that was killed; the next regen removes it\n"
+    )
+    run = recorded.regen()
+    assert run.returncode == 0
+    assert run.stderr == f"removed {left} (left by a regen that was killed)\n"
+    assert recorded.status() == ""
+
+
+def test_a_recorded_input_that_became_a_folder_reruns_its_snippet(recorded):
+    recorded.write("snippets/data.txt", "first\n")
+    recorded.write(
+        "snippets/reader.py",
+        "from pathlib import Path\n\nprint(Path(__file__).with_name('data.txt').read_text())\n",
+    )
+    add_to_page(recorded, "reader")
+    assert recorded.regen().returncode == 0
+    recorded.commit()
+    (recorded.root / "snippets/data.txt").unlink()
+    (recorded.root / "snippets/data.txt").mkdir()
+    run = recorded.regen()
+    assert run.returncode == 1
+    assert (
+        "FAILED snippets/reader.py:3: IsADirectoryError: [Errno 21] Is a directory:" in run.stderr
+    )
+    assert "Traceback (most recent call last)" not in run.stderr.split("its output ended")[0]
+    assert "regen: 1 run, 1 failed" in run.stdout
+    assert recorded.regen("--check").returncode == 1
+    assert recorded.status() == " D snippets/data.txt\n"  # the folder: nothing else changed
+
+
+# Loaded first by the regen (PYTHONPATH): each generated file's fsync waits, so that the test
+# can kill the regen while it writes.
+SLOW_WRITES = """
+import os, time
+
+_fsync = os.fsync
+
+def _slow(fd):
+    time.sleep(0.5)
+    return _fsync(fd)
+
+os.fsync = _slow
+"""
+
+
+def test_a_regen_killed_while_writing_is_repaired_by_the_next(recorded, tmp_path):
+    (tmp_path / "hooks").mkdir()
+    (tmp_path / "hooks" / "sitecustomize.py").write_text(SLOW_WRITES)
+    recorded.write("snippets/good.py", 'print("hello, killed")\n')
+    regen = subprocess.Popen(
+        [sys.executable, "scripts/regen.py"],
+        cwd=recorded.root,
+        env={**reader_machine(), "PYTHONPATH": str(tmp_path / "hooks")},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    generated = recorded.root / "docs" / "generated"
+    deadline = time.monotonic() + 60
+    while not list(generated.glob(".*.tmp")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    regen.kill()  # SIGKILL: no handler runs, no rollback
+    regen.wait()
+    left = sorted(p.name for p in generated.glob(".*.*"))
+    assert left, "the regen was not killed while it wrote (the test proves nothing)"
+    check = recorded.regen("--check")
+    assert "Traceback" not in check.stderr
+    assert check.stderr.startswith(
+        f"note docs/generated/{left[0]}: left by a regen that was killed; the next regen removes it"
+    )
+    assert "orphan" not in check.stderr
+    repair = recorded.regen()
+    assert repair.returncode == 0, repair.stderr
+    assert f"removed docs/generated/{left[0]} (left by a regen that was killed)" in repair.stderr
+    assert not list(generated.glob(".*.*"))
+    assert recorded.read("docs/generated/good.txt") == "hello, killed\n"
+    assert recorded.regen("--check").returncode == 0

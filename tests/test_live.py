@@ -228,3 +228,42 @@ def test_serve_reruns_an_edited_snippet_and_shows_a_failure_on_the_page(site, se
     while Path(f"/proc/{server}").exists() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not Path(f"/proc/{server}").exists(), "the zygote ends with mkdocs serve"
+
+
+def timed_page(served: Served) -> tuple[float, str]:
+    started = time.monotonic()
+    page = served.page()
+    return time.monotonic() - started, page
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc (Linux)")
+def test_serve_answers_at_once_while_a_snippet_hangs_and_shows_its_state(site, serve):
+    served = serve(site.root)
+    served.wait_for("hello, first version")
+    site.write(
+        "snippets/snippets.toml",
+        '["hello.py"]\ntimeout = 8\n\n["hello.py".values]\nword = "{word}"\n',
+    )
+    site.write(
+        "snippets/hello.py", "import time\n\n" + SNIPPET.format(word="slow") + "time.sleep(30)\n"
+    )
+    served.wait_for("snippets/hello.py is running\u2026", timeout=30)
+    slowest, page = 0.0, ""
+    while "timed out" not in page:
+        seconds, page = timed_page(served)
+        slowest = max(slowest, seconds)
+        assert seconds < 5, f"a request took {seconds:.1f} s while the snippet ran"
+        time.sleep(0.2)
+    print(f"slowest answer while the snippet ran: {slowest:.2f} s")
+    assert "snippets/hello.py failed: this page shows its last recorded run" in page
+    assert "snippets/hello.py: timed out after 8 s" in page
+    assert "hello, first version" in page  # the last recorded run, kept
+    assert "is running" not in page
+
+    site.write(
+        "snippets/hello.py", "import json\n\njson.dumps = print\n" + SNIPPET.format(word="odd")
+    )
+    served.wait_for("hello, odd version", gone="live-notice", timeout=60)
+
+    site.write("docs/index.md", PAGE.replace("{{ hello.py:word }}", "{{ hello.py: word }}"))
+    served.wait_for("This page cannot be built", "docs/index.md:3: {{ hello.py: word }} is neither")

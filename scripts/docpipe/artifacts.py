@@ -7,7 +7,7 @@ from pathlib import Path
 from . import sources
 from .catalog import Settings
 from .normalise import normalise, normalise_noting
-from .paths import Snippet
+from .paths import KEY_PART, THEMES, Snippet, rel
 from .pool import Outcome
 from .record import Record
 
@@ -27,7 +27,16 @@ def build(snippet: Snippet, settings: Settings, outcome: Outcome, env: dict) -> 
         ) from None
     pieces, start = [], 0
     for section, end in outcome.result.sections:
-        pieces.append((section, normalise(raw[start:end].decode(), settings.normalise)))
+        try:
+            piece = raw[start:end].decode("utf-8") if end <= len(raw) else None
+        except UnicodeDecodeError:
+            piece = None
+        if piece is None:
+            raise OutputError(
+                f"{snippet.name}: its run left a malformed result (section {section!r} ends"
+                f" at byte {end} of {len(raw)}, not between two characters of its output)"
+            )
+        pieces.append((section, normalise(piece, settings.normalise)))
         start = end
     output, changed = normalise_noting(text, settings.normalise)
     inputs = sources.inputs(settings, outcome.result.inputs)
@@ -35,5 +44,11 @@ def build(snippet: Snippet, settings: Settings, outcome: Outcome, env: dict) -> 
     files = {snippet.output: output.encode(), snippet.record: record.to_bytes()}
     for name, svg in outcome.result.figures.items():
         figure, _, theme = name.partition(".")
+        if not KEY_PART.fullmatch(figure) or theme not in ("", *THEMES[1:]):
+            raise OutputError(
+                f"{snippet.name}: {rel(snippet.figure_code)} names a figure {figure!r} (in"
+                " FIGURES); a figure's name holds only letters, digits, '_' and '-', as"
+                f" docs/generated/{snippet.key}.<figure>.svg must stay a file of this snippet"
+            )
         files[snippet.figure(figure, theme or "light")] = svg.encode()
     return files

@@ -2,8 +2,10 @@
 
 The key covers every repository file the last run depended on, fingerprinted by the run itself
 as it read them (its source, local modules by their source even when Python loaded a .pyc, data
-files, figure code or its absence), its settings, the runner's own code, and the interpreter and
-package versions (docpipe.environment). Computing it imports none of those packages.
+files, figure code or its absence) or, for a file it read some other way (mmap,
+torch.from_file: execute.Result.reads), by the parent right after the run; its settings, the
+runner's own code, and the interpreter and package versions (docpipe.environment).
+Computing it imports none of those packages.
 
 Hashing is skipped for a file whose stat (mtime, ctime, size, inode) is what it was when it was
 last hashed, as git's index does; a file modified within RACY_NS of being stamped is never
@@ -16,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import time
 from functools import cache
 from pathlib import Path
@@ -31,10 +34,16 @@ WATCHED = ("snippets", "docs", "scripts", "mkdocs.yml")  # what a regen's verdic
 UNWATCHED = ("docs/assets",)  # vendored files no snippet reads (a read one is an input)
 
 
+UNREADABLE = "unreadable"  # the fingerprint of an input that exists but cannot be read
+
+
 def _stat(path: Path) -> list[int] | None:
+    """A file's stamp; None when there is no file there (nothing, or a folder)."""
     try:
         st = os.stat(path)
     except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
         return None
     return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
 
@@ -61,7 +70,10 @@ class Digests:
         if old and old[:4] == stamp and _trusted(stamp, old[4]):
             digest = old[5]
         else:
-            digest = _digest(path.read_bytes())
+            try:
+                digest = _digest(path.read_bytes())
+            except OSError:  # a run that reads it fails naming it; the cache never trusts it
+                return UNREADABLE
         self.now[relative] = [*stamp, taken, digest]
         return digest
 
@@ -71,6 +83,9 @@ def tree_stamps(extra: set[str]) -> dict[str, list[int]]:
     found: dict[str, list[int]] = {}
     inside = len(str(ROOT)) + 1
     stack = [os.path.join(ROOT, name) for name in WATCHED]
+    for missing in [p for p in stack if not os.path.exists(p)]:
+        stack.remove(missing)
+        found[missing[inside:]] = None  # its appearance changes the stamps
     skipped = {os.path.join(ROOT, name) for name in UNWATCHED}
     while stack:  # strings and scandir, not pathlib: this is all a no-change regen does
         path = stack.pop()
@@ -149,10 +164,112 @@ def on_disk(inputs: dict[str, str], digests: Digests) -> dict[str, str]:
 
 
 def load() -> dict:
+    """The cache, or {} (every snippet re-runs) when it is missing or malformed."""
+    return load_checked()[0]
+
+
+def load_checked() -> tuple[dict, str]:
+    """The cache and "", or {} and why it was discarded: a cache is rebuilt, never trusted,
+    when anything in it is not as this module writes it."""
     try:
-        return json.loads(CACHE.read_text(encoding="utf-8"))
-    except (FileNotFoundError, json.JSONDecodeError):
-        return {}
+        data = json.loads(CACHE.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        return {}, ""
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        return {}, f"{rel(CACHE)}: unreadable ({e}); discarded, every snippet re-runs"
+    why = malformed(data)
+    if why:
+        return {}, f"{rel(CACHE)}: malformed ({why}); discarded, every snippet re-runs"
+    return data, ""
+
+
+def _is(value, kind, *more) -> bool:
+    return isinstance(value, kind) and not isinstance(value, bool) and all(m(value) for m in more)
+
+
+def _strings(value) -> bool:
+    return _is(value, dict) and all(_is(v, str) for v in value.values())
+
+
+def _stamp(value) -> bool:
+    return _is(value, list) and len(value) == 4 and all(_is(v, int) for v in value)
+
+
+def malformed(data) -> str:
+    """Why `data` is not a cache this module wrote ("" when it is)."""
+    if not _is(data, dict):
+        return "not a JSON object"
+    if set(data) - {"snippets", "notebooks", "digests", "tree"}:
+        return f"unknown keys {sorted(set(data) - {'snippets', 'notebooks', 'digests', 'tree'})}"
+    runs = data.get("snippets", {})
+    if not _is(runs, dict):
+        return "snippets is not an object"
+    for key, run in runs.items():
+        if not _is(run, dict) or set(run) != {"key", "inputs", "files", "imports"}:
+            return f"snippets[{key!r}] is not {{key, inputs, files, imports}}"
+        if not (_is(run["key"], str) and _strings(run["inputs"]) and _strings(run["files"])):
+            return f"snippets[{key!r}] has a key, inputs or files of the wrong type"
+        if not _is(run["imports"], list) or not all(_is(i, str) for i in run["imports"]):
+            return f"snippets[{key!r}] imports is not a list of names"
+        if not all(_safe(p) for p in [*run["inputs"], *run["files"]]):
+            return f"snippets[{key!r}] names a path outside the repository"
+    notebooks = data.get("notebooks", {})
+    if not _is(notebooks, dict) or not all(
+        _is(v, dict) and set(v) == {"key", "digest"} and _strings(v) for v in notebooks.values()
+    ):
+        return "notebooks entries are not {key, digest}"
+    digests = data.get("digests", {})
+    if not _is(digests, dict) or not all(
+        _safe(k)
+        and _is(v, list)
+        and len(v) == 6
+        and _stamp(v[:4])
+        and _is(v[4], int)
+        and _is(v[5], str)
+        for k, v in digests.items()
+    ):
+        return "digests entries are not [mtime, ctime, size, inode, taken, digest]"
+    tree = data.get("tree")
+    if tree is not None:
+        fields = {"stamps", "taken", "snippets", "environment", "clean"}
+        if not _is(tree, dict) or set(tree) != fields:
+            return "tree lacks or adds keys"
+        stamps = tree["stamps"]
+        if not _is(stamps, dict) or not all(s is None or _stamp(s) for s in stamps.values()):
+            return "tree stamps are not [mtime, ctime, size, inode]"
+        if not (_is(tree["taken"], int) and _is(tree["snippets"], list)):
+            return "tree taken or snippets of the wrong type"
+        if not isinstance(tree["clean"], bool) or not _is(tree["environment"], str):
+            return "tree clean or environment of the wrong type"
+    return ""
+
+
+def _safe(relative) -> bool:
+    """A repository-relative path: what Digests and fresh() may join to ROOT."""
+    parts = relative.split("/") if _is(relative, str) else [""]
+    return not relative.startswith("/") and all(p not in ("", ".", "..") for p in parts)
+
+
+EDITED_DURING_RUN = "edited during the run"  # never a file's digest: the next regen re-runs
+
+
+def with_reads(
+    inputs: dict[str, str], reads: list[str], digests: Digests, taken: int
+) -> dict[str, str]:
+    """The run's inputs and every repository file it may have read beyond them (however it
+    read them: mmap, torch.from_file, np.load; execute.Result.reads), those fingerprinted now.
+    One modified since `taken` (the regen's start) may not be what the run read: it is keyed
+    as EDITED_DURING_RUN, so the next regen runs the snippet again."""
+    found = dict(inputs)
+    for relative in reads:
+        if relative in found:
+            continue
+        stamp = _stat(ROOT / relative)
+        if stamp and max(stamp[0], stamp[1]) >= taken - RACY_NS:
+            found[relative] = EDITED_DURING_RUN
+        else:
+            found[relative] = digests(ROOT / relative)
+    return found
 
 
 def entry(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ DEFAULT_DURATION = 0.1  # seconds; what sharding assumes for a snippet with no r
 EXCEPTION_RULES = ("not-on-a-page", "number-in-prose")
 EXCEPTION_KEYS = {"path", "rule", "reason", "text"}
 SNIPPET_KEYS = {"timeout", "duration", "values", "normalise"}
+DEFAULT_KEYS = {"timeout"}
 
 
 class CatalogError(Exception):
@@ -73,26 +75,60 @@ def discover(root: Path = SNIPPETS) -> list[Snippet]:
 def load(meta: Path = META, root: Path = SNIPPETS) -> Catalog:
     where = rel(meta)
     try:
-        data = tomllib.loads(meta.read_text(encoding="utf-8")) if meta.exists() else {}
+        text = meta.read_text(encoding="utf-8") if meta.exists() else ""
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise CatalogError(f"{where}: {e}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise CatalogError(f"{where}: cannot be read ({e})") from None
+    lines = _Lines(where, text)
     defaults = data.pop("defaults", {})
-    timeout = float(defaults.get("timeout", DEFAULT_TIMEOUT))
-    exemptions = tuple(_exemption(where, e) for e in data.pop("exception", []))
+    if not isinstance(defaults, dict):
+        raise CatalogError(f"{lines.at('defaults')}: [defaults] must be a table")
+    for unknown in sorted(set(defaults) - DEFAULT_KEYS):
+        raise CatalogError(
+            f"{lines.at(unknown, 'defaults')}: [defaults] has unknown setting {unknown!r}"
+            f" (known: {', '.join(sorted(DEFAULT_KEYS))})"
+        )
+    timeout = _seconds(defaults, "timeout", DEFAULT_TIMEOUT, lines, "defaults")
+    exceptions = data.pop("exception", [])
+    if not isinstance(exceptions, list):
+        raise CatalogError(f"{lines.at('exception')}: exception must be [[exception]] tables")
+    exemptions = tuple(
+        _exemption(lines.nth_exception(n), e) for n, e in enumerate(exceptions, start=1)
+    )
     snippets = discover(root)
     known = {s.key + ".py": s for s in snippets}
     settings = {s: Settings(timeout=timeout) for s in snippets}
     for name, entry in data.items():
+        here = lines.at(name)
         if name not in known:
-            raise CatalogError(f'{where}: ["{name}"] names no file snippets/{name}')
-        unknown = set(entry) - SNIPPET_KEYS
-        if unknown:
-            raise CatalogError(f'{where}: ["{name}"] has unknown setting(s) {sorted(unknown)}')
+            raise CatalogError(f'{here}: ["{name}"] names no file snippets/{name}')
+        if not isinstance(entry, dict):
+            raise CatalogError(f'{here}: ["{name}"] must be a table of settings')
+        for unknown in sorted(set(entry) - SNIPPET_KEYS):
+            raise CatalogError(
+                f'{lines.at(unknown, name)}: ["{name}"] has unknown setting {unknown!r}'
+                f" (known: {', '.join(sorted(SNIPPET_KEYS))})"
+            )
+        values = entry.get("values", {})
+        if not isinstance(values, dict):
+            values = {"values": values}
+        for bad in [k for k, v in values.items() if not isinstance(v, str)][:1]:
+            raise CatalogError(
+                f'{lines.at(bad, name)}: ["{name}"] values: {bad} = {values[bad]!r} is no string'
+                ' (an f-string over the run\'s globals, e.g. loss = "{loss.item():.4f}")'
+            )
+        normalise = entry.get("normalise", [])
+        if not isinstance(normalise, list) or not all(isinstance(n, str) for n in normalise):
+            raise CatalogError(
+                f'{lines.at("normalise", name)}: ["{name}"] normalise: a list of names'
+            )
         settings[known[name]] = Settings(
-            timeout=float(entry.get("timeout", timeout)),
-            duration=float(entry.get("duration", DEFAULT_DURATION)),
-            values=dict(entry.get("values", {})),
-            normalise=tuple(entry.get("normalise", ())),
+            timeout=_seconds(entry, "timeout", timeout, lines, name),
+            duration=_seconds(entry, "duration", DEFAULT_DURATION, lines, name),
+            values=dict(values),
+            normalise=tuple(normalise),
         )
         for opt in settings[known[name]].normalise:
             if opt not in OPT_IN:
@@ -103,7 +139,64 @@ def load(meta: Path = META, root: Path = SNIPPETS) -> Catalog:
     return Catalog(settings, exemptions)
 
 
+def _seconds(table: dict, key: str, default: float, lines: _Lines, name: str) -> float:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        shown = f'["{name}"]' if name != "defaults" else "[defaults]"
+        raise CatalogError(
+            f"{lines.at(key, name)}: {shown} {key} = {value!r}: a number of seconds above 0"
+        )
+    return float(value)
+
+
+class _Lines:
+    """Where a table or key of snippets.toml stands, for its messages (tomllib gives none)."""
+
+    HEADER = re.compile(r"^\s*\[\[?\s*(?P<name>[^\]]*?)\s*\]\]?\s*(#.*)?$")
+
+    def __init__(self, where: str, text: str) -> None:
+        self.where = where
+        self.lines = text.splitlines()
+
+    @staticmethod
+    def _parts(header: str) -> list[str]:
+        """A header's dotted parts, unquoted: ["a.py".values] -> ["a.py", "values"]."""
+        return [q or bare for q, bare in re.findall(r'"([^"]*)"|([^."\s]+)', header)]
+
+    def at(self, key: str, table: str | None = None) -> str:
+        """'snippets/snippets.toml:N' where `key` is set under `table` (None: at the top level,
+        or a table's header), else the table's header; without a line when neither is found."""
+        current: str | None = None  # the first part of the header above; None before any
+        header_line = 0
+        setting = re.compile(rf'^\s*(?:"{re.escape(key)}"|{re.escape(key)})\s*[=.]')
+        for number, line in enumerate(self.lines, start=1):
+            m = self.HEADER.match(line)
+            if m:
+                parts = self._parts(m["name"])
+                current = parts[0] if parts else ""
+                if table is None and current == key:
+                    return f"{self.where}:{number}"
+                if table is not None and current == table:
+                    header_line = header_line or number
+                    if parts[1:2] == [key]:
+                        return f"{self.where}:{number}"
+            elif current == table and setting.match(line):
+                return f"{self.where}:{number}"
+        return f"{self.where}:{header_line}" if header_line else self.where
+
+    def nth_exception(self, n: int) -> str:
+        seen = 0
+        for number, line in enumerate(self.lines, start=1):
+            if re.match(r"^\s*\[\[\s*exception\s*\]\]", line):
+                seen += 1
+                if seen == n:
+                    return f"{self.where}:{number}"
+        return self.where
+
+
 def _exemption(where: str, entry: dict) -> Exemption:
+    if not isinstance(entry, dict):
+        raise CatalogError(f"{where}: an [[exception]] must be a table")
     missing = {"path", "rule", "reason"} - set(entry)
     if missing:
         raise CatalogError(f"{where}: an [[exception]] lacks {sorted(missing)}")

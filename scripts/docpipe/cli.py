@@ -40,7 +40,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         metavar="DIR",
         help="with --check: also write DIR/index.html, the drift shown side by side",
     )
-    p.add_argument("--timeout", type=float, help="seconds per snippet (default: snippets.toml)")
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        help="seconds per snippet, above 0 (default: snippets.toml)",
+    )
     p.add_argument(
         "-j",
         "--jobs",
@@ -64,6 +68,16 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     if args.report and not args.check:
         p.error("--report DIR goes with --check")
     return args
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,6 +149,8 @@ def _problems(problems: list[str]) -> None:
 
 
 def check(result: pipeline.CheckResult, report_dir: str | None = None) -> int:
+    for note in result.notes:
+        print(f"note {note}", file=sys.stderr)
     _problems(result.problems)
     for why in result.failed.values():
         print(why, file=sys.stderr)
@@ -160,6 +176,13 @@ def check(result: pipeline.CheckResult, report_dir: str | None = None) -> int:
 
 
 def regen(result: pipeline.RegenResult) -> int:
+    for note in result.notes:
+        print(note, file=sys.stderr)
+    if result.error:
+        for why in result.failed.values():
+            print(why, file=sys.stderr)
+        print(f"error: {result.error}", file=sys.stderr)
+        return 1
     if result.problems:
         _problems(result.problems)
         print(f"regen: nothing run or written; {len(result.problems)} site problems")

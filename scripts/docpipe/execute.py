@@ -120,10 +120,12 @@ def child_main(job: Job) -> None:
         os.chdir(scratch)
         module = _main_module(snippet)
         started = time.perf_counter()
+        kept = dict(vars(builtins))  # what the runner's own code after the run relies on
         try:
             with figures.observing(snippet):
                 _run_chunks(snippet, module, stream, result)
         finally:
+            vars(builtins).update(kept)  # a snippet's builtins.len = ... ends with its run
             _end_what_it_started(snippet, result, stream, started_by)
         result.run_seconds = time.perf_counter() - started
         _note_local_modules(result, imports)
@@ -151,7 +153,23 @@ def child_main(job: Job) -> None:
         sys.stdout.flush()
         with contextlib.suppress(OSError):
             os.chdir(ROOT)
-    Path(job.result).write_text(json.dumps(asdict(result)), encoding="utf-8")
+    _write_result(job.result, asdict(result))
+
+
+# Taken at import, before any snippet runs: a snippet may replace json.dumps, builtins.open or
+# os.write for its own process, never for how its result is written. The parent checks the
+# result anyway (pool.parsed): whatever a snippet corrupts is its own failure.
+_dumps, _os_open, _os_write, _os_close = json.dumps, os.open, os.write, os.close
+
+
+def _write_result(path: Path, fields: dict) -> None:
+    data = _dumps(fields).encode("utf-8")
+    fd = _os_open(os.fspath(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        while data:
+            data = data[_os_write(fd, data) :]
+    finally:
+        _os_close(fd)
 
 
 def _data_folders() -> list[Path]:

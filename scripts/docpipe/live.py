@@ -1,11 +1,13 @@
 """Live outputs in `mkdocs serve`, and pages that say so when their outputs are out of date.
 
 While `mkdocs serve` runs (the hooks make it watch snippets/ and scripts/figures/ too),
-every build first re-runs each snippet whose sources changed since its recording
-(docpipe.sources), through docpipe.pipeline.regen and its cache. The MkDocs process itself never
-imports torch: the runner's zygote (docpipe.zygote), started once per serve session with the
-run environment (PYTHONHASHSEED=0 among it), imports torch, numpy and matplotlib once, and each
-run is a fork of it.
+every build starts re-running each snippet whose sources changed since its recording
+(docpipe.sources), through docpipe.pipeline.regen and its cache, in a background thread: the
+build goes on at once, its pages say which of their snippets are running, and the end of the
+re-run asks for another build, which shows the new outputs or the failure. The MkDocs process
+itself never imports torch: the runner's zygote (docpipe.zygote), started once per serve
+session with the run environment (PYTHONHASHSEED=0 among it), imports torch, numpy and
+matplotlib once, and each run is a fork of it.
 
 What could not be refreshed is said under the page title: a snippet whose run failed (with its
 error; the page keeps the last recorded run) and, where the run dependencies are missing or in
@@ -20,7 +22,9 @@ import html
 import importlib.util
 import logging
 import sys
+import threading
 import time
+from collections.abc import Callable
 
 from . import catalog, sources
 from . import record as records
@@ -44,40 +48,92 @@ def runnable() -> bool:
 
 
 class Session:
-    """One `mkdocs serve`: what its refreshes could not do, for the pages to say."""
+    """One `mkdocs serve`: its background re-runs, and what they could not do, for the pages
+    to say. A build never waits for a snippet: refresh() starts the re-runs in a thread and
+    returns, the pages show them as running, and the thread asks for a rebuild when it ends
+    (`on_finish`, set by the hooks from MkDocs' server), so every request is answered within
+    a build's time, whatever a snippet does (hangs until its timeout, crashes, corrupts)."""
 
     def __init__(self) -> None:
         self.runs = runnable()
         self.failed: dict[Snippet, tuple[dict, str]] = {}  # snippet -> (its inputs, its error)
         self.problem = ""  # why nothing could be refreshed; shown on every page with snippets
+        self.settings = ""  # snippets.toml cannot be read: nothing can be re-run
+        self.running: set[Snippet] = set()  # being re-run now, in the background
+        self.lock = threading.Lock()  # guards the state above: a build reads it meanwhile
+        self.worker: threading.Thread | None = None
+        self.on_finish: Callable[[], None] | None = None  # asks MkDocs for a rebuild
+        self.unseen = False  # a re-run ended after the last build started
         if self.runs:  # the zygote imports torch & co. while the first build goes on
             from . import pool, zygote
 
             zygote.shared(pool.HEAVY)
 
     def refresh(self) -> None:
+        """At the start of a build: start re-running what changed, unless a re-run is going
+        on (its end asks for another build, whose refresh sees what changed meanwhile)."""
         try:
             cat = catalog.load()
         except catalog.CatalogError as e:
-            self.problem = f"{e}\nNo snippet can be re-run until this is fixed."
+            self.settings = f"{e}\nNo snippet can be re-run until this is fixed."
             return
-        self.problem = ""
-        todo = {s: now for s, now in stale(cat).items() if self.failed.get(s, (None,))[0] != now}
-        for attempt in range(RACE_RETRIES):
-            if not todo or not self.runs:
+        self.settings = ""
+        with self.lock:
+            self.unseen = False
+            if self.worker and self.worker.is_alive():
                 return
-            started = time.monotonic()
-            # The cache cannot tell a snippet saved again while it ran: the retry passes it.
-            failed, self.problem = _regen(sorted(todo), cat, force=attempt > 0)
-            for snippet, now in todo.items():
-                if snippet in failed:
-                    self.failed[snippet] = (now, failed[snippet])
-                else:
-                    self.failed.pop(snippet, None)
-            log.info(f"live: re-ran {len(todo)} snippet(s) in {time.monotonic() - started:.2f} s")
-            if self.problem:
-                return
-            todo = {s: now for s, now in stale(cat).items() if s in todo and s not in failed}
+            failed = dict(self.failed)
+        todo = {s: now for s, now in stale(cat).items() if failed.get(s, (None,))[0] != now}
+        if not todo or not self.runs:
+            return
+        with self.lock:
+            self.running = set(todo)
+            self.worker = threading.Thread(
+                target=self._rerun, args=(cat, todo), name="docpipe-live", daemon=True
+            )
+            self.worker.start()
+
+    def _rerun(self, cat: Catalog, todo: dict[Snippet, dict]) -> None:
+        try:
+            for attempt in range(RACE_RETRIES):
+                started = time.monotonic()
+                # The cache cannot tell a snippet saved again while it ran: the retry passes it.
+                failed, problem = _regen(sorted(todo), cat, force=attempt > 0)
+                with self.lock:
+                    self.problem = problem
+                    for snippet, now in todo.items():
+                        if snippet in failed:
+                            self.failed[snippet] = (now, failed[snippet])
+                        else:
+                            self.failed.pop(snippet, None)
+                took = time.monotonic() - started
+                log.info(f"live: re-ran {len(todo)} snippet(s) in {took:.2f} s")
+                if problem:
+                    return
+                todo = {s: now for s, now in stale(cat).items() if s in todo and s not in failed}
+                if not todo:
+                    return
+                with self.lock:
+                    self.running = set(todo)
+        except Exception as e:  # a fault of the runner: said on the page, serving goes on
+            log.exception("live: refresh failed")
+            with self.lock:
+                self.problem = f"refreshing the snippets failed: {type(e).__name__}: {e}"
+        finally:
+            with self.lock:
+                self.running = set()
+                self.unseen = True
+                finish = self.on_finish
+            if finish:
+                finish()
+
+    def notify(self, on_finish: Callable[[], None]) -> None:
+        """Call on_finish whenever a re-run ends (now, if one ended before there was a server)."""
+        with self.lock:
+            self.on_finish = on_finish
+            missed = self.unseen
+        if missed:
+            on_finish()
 
 
 def _regen(snippets: list[Snippet], cat: Catalog, force: bool) -> tuple[dict, str]:
@@ -143,7 +199,8 @@ def stop() -> None:
 
 
 def refresh() -> None:
-    """Before each build of a serve session: re-run what changed. Never fails the build."""
+    """Before each build of a serve session: start re-running what changed, in the
+    background. Never fails the build, never waits for a run."""
     if _session:
         try:
             _session.refresh()
@@ -152,20 +209,37 @@ def refresh() -> None:
             _session.problem = f"refreshing the snippets failed: {type(e).__name__}: {e}"
 
 
+def on_finish(rebuild: Callable[[], None]) -> None:
+    """Ask for a rebuild (MkDocs' server) whenever a background re-run ends."""
+    if _session:
+        _session.notify(rebuild)
+
+
 def notice(used: set[Snippet]) -> str:
     """HTML admonitions for the top of a page showing these snippets ("" when all is well)."""
     if not used:
         return ""
     blocks = []
-    if _session and _session.problem:
+    with _session.lock if _session else contextlib.nullcontext():
+        problem = (_session.settings or _session.problem) if _session else ""
+        running = set(_session.running) if _session else set()
+        failed = dict(_session.failed) if _session else {}
+    if problem:
         title = "The outputs on this page were not refreshed"
-        blocks.append(_admonition("failure", title, _pre(_session.problem)))
+        blocks.append(_admonition("failure", title, _pre(problem)))
     try:
         cat = catalog.load()
     except catalog.CatalogError as e:
         return "".join(blocks) + _admonition("failure", "Snippet settings are broken", _pre(str(e)))
-    for snippet, now in stale(cat, used).items():
-        failure = _session.failed.get(snippet) if _session else None
+    for snippet in sorted(used & running):
+        title = f"{snippet.name} is running\u2026"
+        body = (
+            "<p>This page shows its last recorded run and reloads by itself when the new one"
+            " ends.</p>"
+        )
+        blocks.append(_admonition("info", title, body))
+    for snippet, now in stale(cat, used - running).items():
+        failure = failed.get(snippet)
         if failure and failure[0] == now:
             title = f"{snippet.name} failed: this page shows its last recorded run"
             blocks.append(_admonition("failure", title, _pre(failure[1])))

@@ -47,6 +47,7 @@ class CheckResult:
     # For reviewers' reports (docpipe.findings): each drifted snippet's differences and the
     # files its run would publish.
     evidence: dict[Snippet, tuple[list, dict[Path, bytes]]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # worth saying, no reason to fail
 
 
 @dataclass
@@ -58,6 +59,8 @@ class RegenResult:
     failed: dict[Snippet, str] = field(default_factory=dict)
     kept: list[str] = field(default_factory=list)  # notebooks left as they were, and why
     deleted: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # a discarded cache, repaired leftovers
+    error: str = ""  # writing failed (`path: reason`): every file was left as it was
 
 
 @dataclass
@@ -82,6 +85,15 @@ def preflight(cat: Catalog, snippets: list[Snippet], writing_outputs: bool = Fal
         except SectionError as e:
             found.append(str(e))
     return found + consistency.page_problems(cat, outputs_made_later=writing_outputs)
+
+
+def site_problems(cat: Catalog, snippets: list[Snippet] | None = None) -> list[str]:
+    """Every site problem of the whole site, as --check lists them; `mkdocs build` fails on
+    each (the one code path of both)."""
+    from . import consistency
+
+    chosen = cat.snippets if snippets is None else snippets
+    return preflight(cat, chosen, writing_outputs=True) + consistency.output_problems(cat)
 
 
 def run(snippets: list[Snippet], cat: Catalog, opts: Options, label: str, **pool_args) -> dict:
@@ -147,14 +159,16 @@ def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | No
 
 def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool) -> CheckResult:
     """Run every snippet and compare what it would publish with what is committed."""
-    from . import consistency, drift
+    from . import drift
     from .environment import stamp
     from .pages import pages_using
 
     result = CheckResult(len(snippets))
     start_zygote(snippets, opts)
-    result.problems = preflight(cat, snippets, writing_outputs=True) + (
-        consistency.output_problems(cat) if whole_site else []
+    result.problems = (
+        site_problems(cat, snippets)
+        if whole_site
+        else preflight(cat, snippets, writing_outputs=True)
     )
     named = {p.split(":", 1)[0] for p in result.problems}
     runnable = [s for s in snippets if s.name not in named]  # a broken one is a problem only
@@ -175,6 +189,10 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
             result.drifted[snippet] = drift.report(snippet, drifts, pages_using(snippet), note)
             result.evidence[snippet] = (drifts, files)
     result.notebooks = notebooks
+    result.notes = [
+        f"{rel(p)}: left by a regen that was killed; the next regen removes it"
+        for p in writing.leftovers()
+    ]
     return result
 
 
@@ -193,10 +211,11 @@ def notebook_drift() -> list[str]:
 
 
 def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> RegenResult:
-    """Re-run what changed and rewrite its files; on a site problem, run and write nothing."""
-    from .environment import stamp
-
-    cached = cache.load()
+    """Re-run what changed and rewrite its files; on a site problem, run and write nothing.
+    What it writes lands all together or not at all (writing.batch)."""
+    notes = [f"removed {rel(p)} (left by a regen that was killed)" for p in writing.repair()]
+    cached, discarded = cache.load_checked()
+    notes += [discarded] if discarded else []
     runs = cached.setdefault("snippets", {})
     selected = [s.key for s in snippets]
     # Stamped before anything is read: an edit saved during this regen is seen by the next.
@@ -204,10 +223,25 @@ def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> 
     recorded_inputs = {i for entry in runs.values() for i in entry.get("inputs", {})}
     stamps = cache.tree_stamps(recorded_inputs)
     if not force and cache.unchanged_since_last_regen(cached, stamps, selected):
-        return RegenResult(unchanged=len(snippets))
-    result = RegenResult(problems=preflight(cat, snippets, writing_outputs=True))
+        return RegenResult(unchanged=len(snippets), notes=notes)
+    result = RegenResult(problems=preflight(cat, snippets, writing_outputs=True), notes=notes)
     if result.problems:
         return result
+    try:
+        with writing.batch() as into:
+            _regen(snippets, cat, opts, force, cached, stamps, taken, into, result)
+    except writing.WriteError as e:
+        done = result.ran - len(result.failed)
+        result.error = f"{e}; nothing was written ({done} snippets ran, none recorded)"
+        result.wrote, result.deleted = [], []
+    return result
+
+
+def _regen(snippets, cat, opts, force, cached, stamps, taken, into, result) -> None:
+    from .environment import stamp
+
+    runs = cached["snippets"]
+    selected = [s.key for s in snippets]
     digests = cache.Digests(cached.get("digests", {}))
     on_disk = generated_index()
     stale = [
@@ -226,25 +260,25 @@ def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> 
             result.failed[snippet] = why
             runs.pop(snippet.key, None)
             continue
-        result.wrote += [rel(p) for p in writing.replace(files, on_disk.get(snippet, set()))]
+        written = writing.replace(files, on_disk.get(snippet, set()), into)
+        result.wrote += [rel(p) for p in written]
         # A run forked from a warm zygote cannot see what the zygote imported for it, not even
         # with --force: what a snippet imported stays known while it exists.
         known = runs.get(snippet.key, {}).get("imports", [])
         imported = sorted({*known, *outcome.result.imported})
-        runs[snippet.key] = cache.entry(
-            outcome.result.inputs, cat.settings[snippet], files, imported
-        )
-    _write_notebooks(cached.setdefault("notebooks", {}), force, set(result.failed), result)
+        reads = getattr(outcome.result, "reads", [])  # execute.Result.reads, once it has them
+        inputs = cache.with_reads(outcome.result.inputs, reads, digests, taken)
+        runs[snippet.key] = cache.entry(inputs, cat.settings[snippet], files, imported)
+    _write_notebooks(cached.setdefault("notebooks", {}), force, set(result.failed), result, into)
     cached["digests"] = {**cached.get("digests", {}), **digests.now}
     clean = not result.failed and not result.wrote and not result.kept and not result.deleted
     cache.remember_tree(cached, stamps, taken, selected, clean)
-    writing.write_atomic(
-        cache.CACHE, (json.dumps(cached, indent=1, sort_keys=True) + "\n").encode()
-    )
-    return result
+    into.write(cache.CACHE, (json.dumps(cached, indent=1, sort_keys=True) + "\n").encode())
 
 
-def _write_notebooks(cached: dict, force: bool, failed: set[Snippet], result: RegenResult):
+def _write_notebooks(
+    cached: dict, force: bool, failed: set[Snippet], result: RegenResult, into: writing.Batch
+):
     """Regenerate the notebooks whose page, snippets or recorded runs changed; a notebook
     showing a snippet whose run just failed keeps its old version, like the snippet's files."""
     from . import notebooks
@@ -264,11 +298,11 @@ def _write_notebooks(cached: dict, force: bool, failed: set[Snippet], result: Re
         if not force and cache.notebook_fresh(page, notebook, cached.get(name)):
             continue
         data = notebooks.render(page)
-        if writing.replace({notebook: data}, set()):
+        if into.write(notebook, data):
             result.wrote.append(name)
         cached[name] = cache.notebook_entry(page, data)
-    for orphan in set(NOTEBOOKS.glob("**/*.ipynb")) - set(wanted):
-        orphan.unlink()
+    for orphan in sorted(set(NOTEBOOKS.glob("**/*.ipynb")) - set(wanted)):
+        into.delete(orphan)
         cached.pop(rel(orphan), None)
         result.deleted.append(rel(orphan))
 

@@ -11,6 +11,7 @@ interpreter (spawn), which is slower and equally correct.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import json
 import multiprocessing
@@ -30,7 +31,7 @@ from . import execute, tripwire, zygote
 from .environment import VERSIONED
 from .execute import Job, Result
 from .machine import default_jobs
-from .paths import FIGURE_CODE, SNIPPETS
+from .paths import ABSENT, FIGURE_CODE, ROOT, SNIPPETS
 
 OUTPUT_CAP = 1 << 20  # bytes; more than a page could ever show
 
@@ -209,8 +210,25 @@ IN_MEMORY = "/dev/shm"
 IN_MEMORY_ROOM = 1 << 30  # bytes free in it, at least
 
 
+JOB_FOLDER = re.compile(r"^docpipe-(?P<pid>\d+)-")  # named by the runner that made it
+
+
 def _workdir() -> str:
-    return tempfile.mkdtemp(prefix="docpipe-", dir=_in_memory())
+    _sweep()
+    return tempfile.mkdtemp(prefix=f"docpipe-{os.getpid()}-", dir=_in_memory())
+
+
+@functools.cache
+def _sweep() -> None:
+    """Once a process: remove the job folders of runners that are gone (a killed regen's)."""
+    from .writing import alive
+
+    folder = _in_memory() or tempfile.gettempdir()
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            m = JOB_FOLDER.match(entry.name)
+            if m and not alive(int(m["pid"])) and entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
 
 
 @functools.cache
@@ -300,8 +318,10 @@ def _collect(
     result = Result()
     try:
         if not error and job.result.exists():
-            data = json.loads(job.result.read_text(encoding="utf-8"))
-            result = Result(**data)
+            try:
+                result = parsed(job.result.read_bytes(), job.key)
+            except (OSError, MalformedResult) as e:
+                error = f"its run left a malformed result ({e}); nothing of it is trusted"
         elif not error:
             error = _death(exitcode)
         try:
@@ -323,6 +343,93 @@ def _collect(
     if error:
         result.status, result.error = "error", f"{name}: {error}"
     return Outcome(job.key, result, output, seconds)
+
+
+class MalformedResult(ValueError):
+    """The child's result.json is not what execute.child_main writes (a snippet can replace
+    json.dumps, builtins.len, os.path...: nothing it wrote is trusted unchecked)."""
+
+
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+_TYPES = {
+    "status": str,
+    "error": str,
+    "sections": list,
+    "values": dict,
+    "figures": dict,
+    "inputs": dict,
+    "writes": list,
+    "imported": list,
+    "reads": list,
+    "failed_section": (str, type(None)),
+    "failed_line": int,
+    "run_seconds": (int, float),
+    "figure_seconds": (int, float),
+}
+
+
+def parsed(data: bytes, key: str) -> Result:
+    """The Result a child wrote for snippets/<key>.py, checked field by field; MalformedResult
+    says what is wrong."""
+    try:
+        fields = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise MalformedResult(f"not JSON: {e}") from None
+    if not isinstance(fields, dict):
+        raise MalformedResult(f"a JSON {type(fields).__name__}, not an object")
+    known = {f.name for f in dataclasses.fields(Result)}
+    for name, value in fields.items():
+        if name not in known:
+            raise MalformedResult(f"unknown field {name!r}")
+        want = _TYPES.get(name, object)
+        if not isinstance(value, want) or isinstance(value, bool) and want is not object:
+            raise MalformedResult(f"{name} is a {type(value).__name__}")
+    if fields.get("status", "ok") not in ("ok", "error"):
+        raise MalformedResult(f"status {fields['status']!r}")
+    for name in ("values", "figures", "inputs"):
+        for k, v in fields.get(name, {}).items():
+            if not isinstance(v, str):
+                raise MalformedResult(f"{name}[{k!r}] is a {type(v).__name__}")
+    for name in ("writes", "imported", "reads"):
+        for item in fields.get(name, []):
+            if not isinstance(item, str):
+                raise MalformedResult(f"{name} holds a {type(item).__name__}")
+    for relative, digest in fields.get("inputs", {}).items():
+        if not _repository_file(relative):
+            raise MalformedResult(f"input {relative!r} is no repository file path")
+        if digest != ABSENT and not _DIGEST.fullmatch(digest):
+            raise MalformedResult(f"input {relative!r} has digest {digest[:80]!r}")
+    if fields.get("status", "ok") == "ok":
+        for relative in (f"snippets/{key}.py", f"scripts/figures/{key}.py"):
+            if relative not in fields.get("inputs", {}):
+                raise MalformedResult(f"its inputs do not name {relative}")
+    for relative, digest in fields.get("inputs", {}).items():
+        if digest != ABSENT and not (ROOT / relative).exists():
+            raise MalformedResult(f"input {relative!r} has a digest but no file")
+    for relative in fields.get("reads", []):
+        if not _repository_file(relative):
+            raise MalformedResult(f"read {relative!r} is no repository file path")
+    last = 0
+    for item in fields.get("sections", []):
+        ok = isinstance(item, list) and len(item) == 2
+        if not ok or not isinstance(item[0], str | None) or type(item[1]) is not int:
+            raise MalformedResult(f"section {str(item)[:80]} is not [name, offset]")
+        if item[1] < last:
+            raise MalformedResult(f"section {item[0]!r} ends at {item[1]}, before {last}")
+        last = item[1]
+    fields["sections"] = [tuple(item) for item in fields.get("sections", [])]
+    return Result(**fields)
+
+
+def _repository_file(relative: str) -> bool:
+    """A repository-relative POSIX path of a file: not absolute, no '.', '..' or empty part."""
+    parts = relative.split("/")
+    return (
+        bool(relative)
+        and not relative.startswith("/")
+        and all(p not in ("", ".", "..") for p in parts)
+        and "\0" not in relative
+    )
 
 
 def _death(exitcode: int | None) -> str:

@@ -25,7 +25,10 @@ AUTHORED = ("snippets/", "scripts/figures/")  # where the files an author edits 
 
 def file_digest(path: Path) -> str:
     """As the runner fingerprints an input: sha256 of its bytes, or ABSENT."""
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ABSENT
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ABSENT
+    except OSError:
+        return "unreadable"  # as docpipe.cache says: never equal to a recorded digest
 
 
 def settings_digest(settings: Settings) -> str:

@@ -1,0 +1,393 @@
+"""The fault suite, in-process part (issue 22): every fault of the runner, the cache, the file
+system or the settings is one `path:line: message` (or `path: message`) and exit 1 or 2, never a
+traceback, and nothing recorded is lost or half-written. Cases about processes (a real regen,
+`mkdocs serve`) are in test_faults.py and test_live.py."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from docpipe import artifacts, cache, catalog, cli, execute, pool, writing
+from docpipe.catalog import Settings
+from docpipe.paths import Snippet
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        (
+            "[defaults]\ntimout = 60\n",
+            "snippets.toml:2: [defaults] has unknown setting 'timout' (known: timeout)",
+        ),
+        (
+            "# settings\n\n[defaults]\ntimeout = 0\n",
+            "snippets.toml:4: [defaults] timeout = 0: a number of seconds above 0",
+        ),
+        (
+            '[defaults]\ntimeout = "sixty"\n',
+            "snippets.toml:2: [defaults] timeout = 'sixty': a number of seconds above 0",
+        ),
+        ("defaults = 3\n", "snippets.toml:1: [defaults] must be a table"),
+        (
+            '[defaults]\ntimeout = 9\n\n["examples/fit_line.py"]\nduraton = 1\n',
+            "snippets.toml:5: [\"examples/fit_line.py\"] has unknown setting 'duraton'"
+            " (known: duration, normalise, timeout, values)",
+        ),
+        (
+            '["examples/fit_line.py"]\ntimeout = -1\n',
+            'snippets.toml:2: ["examples/fit_line.py"] timeout = -1: a number of seconds above 0',
+        ),
+        (
+            '["examples/fit_line.py".values]\nw = "{w}"\nloss = 1\n',
+            'snippets.toml:3: ["examples/fit_line.py"] values: loss = 1 is no string (an'
+            ' f-string over the run\'s globals, e.g. loss = "{loss.item():.4f}")',
+        ),
+        (
+            '["examples/fit_line.py"]\nnormalise = "timings"\n',
+            'snippets.toml:2: ["examples/fit_line.py"] normalise: a list of names',
+        ),
+        ('\n["nothere.py"]\ntimeout = 1\n', 'snippets.toml:2: ["nothere.py"] names no file'),
+        ("stray = 1\n", 'snippets.toml:1: ["stray"] names no file snippets/stray'),
+        (
+            '[[exception]]\npath = "a"\nrule = "not-on-a-page"\nreason = "x"\n\n'
+            '[[exception]]\nrule = "r"\n',
+            "snippets.toml:6: an [[exception]] lacks ['path', 'reason']",
+        ),
+    ],
+)
+def test_every_mistake_in_the_settings_is_one_line_naming_its_line(tmp_path, toml, message):
+    meta = tmp_path / "snippets.toml"
+    meta.write_text(toml)
+    with pytest.raises(catalog.CatalogError) as e:
+        catalog.load(meta)
+    assert str(e.value).startswith(str(tmp_path) + "/")
+    assert str(e.value).removeprefix(f"{tmp_path}/").startswith(message)
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "soon"])
+def test_a_timeout_that_is_no_positive_number_is_refused(value, capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.parse(["--timeout", value])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.endswith(
+        f"error: argument --timeout: '{value}' is not a number of seconds above 0\n"
+    )
+
+
+def test_a_positive_timeout_is_taken():
+    assert cli.parse(["--timeout", "0.5"]).timeout == 0.5
+
+
+# ---- the child's result: whatever a snippet corrupts is its own failure ----
+
+SOURCE = "0" * 64
+
+
+FIGURES = "scripts/figures/examples/fit_line.py"
+INPUTS = {"snippets/examples/fit_line.py": SOURCE, FIGURES: "absent"}
+
+
+def result_of(**fields) -> bytes:
+    return json.dumps({"inputs": INPUTS, **fields}).encode()
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        (b"{not json", "not JSON: Expecting property name enclosed in double quotes"),
+        (b"[1, 2]", "a JSON list, not an object"),
+        (b'{"status": "ok", "novel": 1}', "unknown field 'novel'"),
+        (b'{"status": "fine"}', "status 'fine'"),
+        (b'{"failed_line": true}', "failed_line is a bool"),
+        (result_of(values={"x": 1}), "values['x'] is a int"),
+        (result_of(inputs={".": SOURCE}), "input '.' is no repository file path"),
+        (result_of(inputs={"/etc/passwd": SOURCE}), "input '/etc/passwd' is no repository"),
+        (result_of(inputs={"../x": SOURCE}), "input '../x' is no repository file path"),
+        (result_of(inputs={FIGURES: "absent"}), "its inputs do not name snippets/examples/fit"),
+        (
+            result_of(inputs={"snippets/examples/fit_line.py": "x"}),
+            "input 'snippets/examples/fit_line.py' has digest 'x'",
+        ),
+        (
+            result_of(inputs={**INPUTS, "snippets/no.dat": SOURCE}),
+            "input 'snippets/no.dat' has a digest but no file",
+        ),
+        (result_of(sections=[["a", 5], ["b", 2]]), "section 'b' ends at 2, before 5"),
+        (result_of(sections=[["a"]]), "section ['a'] is not [name, offset]"),
+        (result_of(writes=[3]), "writes holds a int"),
+    ],
+)
+def test_a_malformed_result_is_named_and_never_trusted(data, why):
+    with pytest.raises(pool.MalformedResult) as e:
+        pool.parsed(data, "examples/fit_line")
+    assert str(e.value).startswith(why)
+
+
+def test_a_well_formed_result_is_taken():
+    result = pool.parsed(result_of(sections=[[None, 3]]), "examples/fit_line")
+    assert result.sections == [(None, 3)] and result.status == "ok"
+
+
+def outcome(figures=None, sections=(), output=b"") -> pool.Outcome:
+    result = execute.Result(sections=list(sections), figures=figures or {})
+    return pool.Outcome("examples/fit_line", result, output, 0.0)
+
+
+FIT_LINE = Snippet("examples/fit_line")
+
+
+@pytest.mark.parametrize("name", ["../../../../escaped", "a/b", "x y", "", "fig.light", "é"])
+def test_a_figure_name_outside_the_naming_rule_is_refused(name):
+    with pytest.raises(artifacts.OutputError) as e:
+        artifacts.build(FIT_LINE, Settings(), outcome({name: "<svg/>"}), {})
+    figure = name.partition(".")[0]
+    assert str(e.value) == (
+        f"snippets/examples/fit_line.py: scripts/figures/examples/fit_line.py names a figure"
+        f" {figure!r} (in FIGURES); a figure's name holds only letters, digits, '_' and '-',"
+        " as docs/generated/examples/fit_line.<figure>.svg must stay a file of this snippet"
+    )
+
+
+def test_figure_names_by_the_rule_are_published_in_both_palettes():
+    files = artifacts.build(
+        FIT_LINE, Settings(), outcome({"loss-2_b": "<svg/>", "loss-2_b.dark": "<svg/>"}), {}
+    )
+    assert FIT_LINE.figure("loss-2_b") in files and FIT_LINE.figure("loss-2_b", "dark") in files
+
+
+def test_a_section_that_ends_inside_a_character_is_a_malformed_result():
+    with pytest.raises(artifacts.OutputError) as e:
+        artifacts.build(FIT_LINE, Settings(), outcome(sections=[("a", 1)], output="é".encode()), {})
+    assert str(e.value) == (
+        "snippets/examples/fit_line.py: its run left a malformed result (section 'a' ends at"
+        " byte 1 of 2, not between two characters of its output)"
+    )
+
+
+# ---- the cache: a malformed one is rebuilt, an input that is no file is never trusted ----
+
+GOOD_RUN = {"key": "k", "inputs": {"snippets/a.py": SOURCE}, "files": {}, "imports": []}
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        ("{", "unreadable (Expecting property name"),
+        ("[]", "malformed (not a JSON object)"),
+        ('{"snippets": {"a": {"inputs": {}, "files": {}, "imports": []}}}', "malformed (snippets"),
+        ('{"snippets": []}', "malformed (snippets is not an object)"),
+        (json.dumps({"snippets": {"a": {**GOOD_RUN, "key": 3}}}), "malformed (snippets['a']"),
+        (
+            json.dumps({"snippets": {"a": {**GOOD_RUN, "inputs": {".": SOURCE}}}}),
+            "malformed (snippets['a'] names a path outside the repository)",
+        ),
+        ('{"digests": {"a": [1, 2]}}', "malformed (digests entries are not"),
+        ('{"notebooks": {"n": {"key": "k"}}}', "malformed (notebooks entries"),
+        ('{"tree": {"stamps": {}}}', "malformed (tree lacks or adds keys)"),
+        ('{"extra": 1}', "malformed (unknown keys ['extra'])"),
+    ],
+)
+def test_a_malformed_cache_is_discarded_saying_so_in_one_line(tmp_path, monkeypatch, data, why):
+    path = tmp_path / "regen.json"
+    path.write_text(data)
+    monkeypatch.setattr(cache, "CACHE", path)
+    found, said = cache.load_checked()
+    assert found == {}
+    assert said.startswith(f"{path}: {why}")
+    assert said.endswith("; discarded, every snippet re-runs") and "\n" not in said
+    assert cache.load() == {}
+
+
+def test_a_well_formed_cache_is_taken(tmp_path, monkeypatch):
+    path = tmp_path / "regen.json"
+    path.write_text(json.dumps({"snippets": {"a": GOOD_RUN}}))
+    monkeypatch.setattr(cache, "CACHE", path)
+    assert cache.load_checked() == ({"snippets": {"a": GOOD_RUN}}, "")
+
+
+def test_the_committed_cache_schema_is_what_regen_writes():
+    data, said = cache.load_checked()
+    assert said == "", said
+
+
+@pytest.mark.parametrize("kind", ["folder", "unreadable"])
+def test_an_input_that_is_no_readable_file_is_never_fresh(tmp_path, monkeypatch, kind):
+    monkeypatch.setattr(cache, "ROOT", tmp_path)
+    data = tmp_path / "data.bin"
+    data.write_bytes(b"x")
+    digests = cache.Digests({})
+    recorded = {"data.bin": digests(data)}
+    data.unlink()
+    if kind == "folder":
+        data.mkdir()
+    else:
+        data.write_bytes(b"x")
+        monkeypatch.setattr(Path, "read_bytes", _refused)
+    now = cache.on_disk(recorded, cache.Digests({}))
+    assert now["data.bin"] != recorded["data.bin"]
+    assert now["data.bin"] == ("absent" if kind == "folder" else "unreadable")
+
+
+def _refused(self):
+    raise PermissionError(13, "Permission denied", str(self))
+
+
+# ---- writing: all of a regen's files land, or none (nothing recorded lost or half-written) ----
+
+
+@pytest.fixture
+def folder(tmp_path):
+    (tmp_path / "a.txt").write_bytes(b"old a")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.txt").write_bytes(b"old b")
+    (tmp_path / "gone.txt").write_bytes(b"old gone")
+    return tmp_path
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def refuse_in(monkeypatch, where: Path, error: OSError) -> None:
+    """Fail every file created in `where`, as a read-only folder or a full disk does."""
+    real = os.open
+
+    def opening(path, flags, *args, **kwargs):
+        if Path(os.fsdecode(path)).parent == where and flags & os.O_CREAT:
+            raise type(error)(error.errno, error.strerror, os.fsdecode(path))
+        return real(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", opening)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [PermissionError(errno.EACCES, "Permission denied"), OSError(errno.ENOSPC, "No space left")],
+)
+def test_a_refused_write_changes_nothing(folder, monkeypatch, error):
+    before = tree(folder)
+    refuse_in(monkeypatch, folder / "sub", error)
+    with pytest.raises(writing.WriteError) as e, writing.batch() as into:
+        assert into.write(folder / "a.txt", b"new a")
+        assert into.delete(folder / "gone.txt")
+        assert into.write(folder / "new.txt", b"new file")
+        into.write(folder / "sub" / "b.txt", b"new b")
+    assert str(e.value) == f"{folder}/sub/b.txt: {error.strerror}"
+    assert tree(folder) == before
+
+
+def test_a_full_disk_midway_through_a_file_changes_nothing(folder, monkeypatch):
+    before = tree(folder)
+    real = os.write
+
+    def write(fd, data):
+        if len(data) > 4:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd, data)
+
+    with pytest.raises(writing.WriteError) as e, writing.batch() as into:
+        into.write(folder / "a.txt", b"new")
+        monkeypatch.setattr(os, "write", write)
+        into.write(folder / "sub" / "b.txt", b"a longer new b")
+    assert str(e.value) == f"{folder}/sub/b.txt: No space left on device"
+    assert tree(folder) == before
+
+
+def test_an_interrupted_batch_changes_nothing(folder):
+    before = tree(folder)
+    with pytest.raises(KeyboardInterrupt), writing.batch() as into:
+        into.write(folder / "a.txt", b"new a")
+        into.delete(folder / "gone.txt")
+        raise KeyboardInterrupt
+    assert tree(folder) == before
+
+
+def test_a_batch_that_lands_leaves_nothing_aside(folder):
+    with writing.batch() as into:
+        assert not into.write(folder / "a.txt", b"old a")  # unchanged: not rewritten
+        into.write(folder / "sub" / "b.txt", b"new b")
+        into.delete(folder / "gone.txt")
+    assert tree(folder) == {"a.txt": b"old a", "sub/b.txt": b"new b"}
+
+
+def test_what_a_killed_regen_left_is_found_and_removed_and_nothing_else(tmp_path):
+    gone = _dead_pid()
+    generated = tmp_path / "docs" / "generated" / "by_hand"
+    generated.mkdir(parents=True)
+    (tmp_path / ".cache").mkdir()
+    keep = [
+        generated / "leaves.txt",
+        generated / f".leaves.txt.{os.getpid()}.ab12cd.tmp",  # a live regen's, in flight
+        tmp_path / "docs" / "index.md",
+    ]
+    left = [
+        generated / f".leaves.txt.{gone}.x_y9.tmp",
+        generated / f".leaves.json.{gone}.k2j3.old",
+        generated / ".leaves.txt.a1b2c3d4.tmp",  # the runner's old name, before the pid
+        tmp_path / ".cache" / f".regen.json.{gone}.zz.tmp",
+    ]
+    for path in keep + left:
+        path.write_text("x")
+    assert writing.leftovers(tmp_path) == sorted(left)
+    assert writing.repair(tmp_path) == sorted(left)
+    assert sorted(p for p in tmp_path.rglob("*") if p.is_file()) == sorted(keep)
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen(["true"])  # noqa: S607
+    child.wait()
+    return child.pid
+
+
+def test_job_folders_of_dead_runners_are_removed(tmp_path, monkeypatch):
+    monkeypatch.setattr(pool, "_in_memory", lambda: str(tmp_path))
+    pool._sweep.cache_clear()
+    gone = _dead_pid()
+    (tmp_path / f"docpipe-{gone}-abc").mkdir()
+    (tmp_path / f"docpipe-{gone}-abc" / "output.txt").write_text("x")
+    (tmp_path / f"docpipe-{os.getpid()}-def").mkdir()
+    (tmp_path / "docpipe-unrelated").mkdir()
+    made = Path(pool._workdir())
+    assert made.name.startswith(f"docpipe-{os.getpid()}-")
+    left = {p.name for p in tmp_path.iterdir()}
+    assert left == {f"docpipe-{os.getpid()}-def", "docpipe-unrelated", made.name}
+    pool._sweep.cache_clear()
+
+
+# ---- the cache is keyed on what a run read, however it read it ----
+
+
+def test_a_file_the_run_read_beyond_its_inputs_keys_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "ROOT", tmp_path)
+    data = tmp_path / "snippets" / "weights.bin"
+    data.parent.mkdir()
+    data.write_bytes(b"\x00" * 16)
+    inputs = {"snippets/main.py": SOURCE}
+    later = time.time_ns() + 10**9  # a regen that started after the file was written
+    recorded = cache.with_reads(inputs, ["snippets/weights.bin"], cache.Digests({}), later)
+    assert recorded["snippets/weights.bin"] == hashlib.sha256(b"\x00" * 16).hexdigest()
+    run = cache.entry(recorded, Settings(), {}, [])
+    assert not cache.fresh(Settings(), run, set(), cache.Digests({}))  # main.py: not on disk
+    run["key"] = cache.key(Settings(), cache.on_disk(recorded, cache.Digests({})))
+    assert cache.fresh(Settings(), run, set(), cache.Digests({}))
+    data.write_bytes(b"\x01" * 16)  # edited: the next regen runs the snippet again
+    assert not cache.fresh(Settings(), run, set(), cache.Digests({}))
+
+
+def test_a_read_file_edited_during_the_run_is_not_taken_as_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "ROOT", tmp_path)
+    (tmp_path / "data.bin").write_bytes(b"new")
+    earlier = time.time_ns() - 10**9  # the regen started before this edit
+    found = cache.with_reads({}, ["data.bin"], cache.Digests({}), earlier)
+    assert found == {"data.bin": cache.EDITED_DURING_RUN}
+    assert cache.on_disk(found, cache.Digests({})) != found
