@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import catalog, findings, pipeline, writing
+from . import catalog, drift, findings, pipeline, writing
 from .catalog import Catalog
 from .machine import default_jobs, fork_available
 from .paths import Snippet
@@ -140,9 +140,18 @@ def check(result: pipeline.CheckResult, report_dir: str | None = None) -> int:
         print(why, file=sys.stderr)
     for report in [*result.drifted.values(), *result.notebooks]:
         print(report, file=sys.stderr)
-    drifted = len(result.drifted) + len(result.notebooks)
+    for report in drift.environment_reports(result.environment_only):
+        print(report, file=sys.stderr)
+    content = len(result.drifted) + len(result.notebooks)
+    drifted = content + len(result.environment_only)
     print(
-        f"checked {result.checked} snippets: {drifted} drifted, {len(result.failed)} failed"
+        f"checked {result.checked} snippets: {content} drifted"
+        + (
+            f", {len(result.environment_only)} differ only in the environment stamp"
+            if result.environment_only
+            else ""
+        )
+        + f", {len(result.failed)} failed"
         + (f", {len(result.problems)} site problems" if result.problems else "")
     )
     advice = [

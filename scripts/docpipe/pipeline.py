@@ -43,6 +43,8 @@ class CheckResult:
     problems: list[str] = field(default_factory=list)  # only an author can fix these
     failed: dict[Snippet, str] = field(default_factory=dict)  # why each run cannot publish
     drifted: dict[Snippet, str] = field(default_factory=dict)  # the report for each
+    # Snippets whose files differ only in the environment stamp: how the recording's differs.
+    environment_only: dict[Snippet, str] = field(default_factory=dict)
     notebooks: list[str] = field(default_factory=list)  # a report per drifted notebook
     # For reviewers' reports (docpipe.findings): each drifted snippet's differences and the
     # files its run would publish.
@@ -68,11 +70,14 @@ class AuditResult:
     reader_disclosed: dict[Snippet, str] = field(default_factory=dict)  # said beside the block
 
 
-def preflight(cat: Catalog, snippets: list[Snippet], writing_outputs: bool = False) -> list[str]:
+def preflight(
+    cat: Catalog, snippets: list[Snippet], writing_outputs: bool = False, records: bool = False
+) -> list[str]:
     """Problems that stop regen before anything runs: the site's own (pages, includes, values,
-    nav) and section markers pymdownx would read otherwise than the runner. A recorded output
-    that does not exist yet is drift, not a problem: regen writes it."""
-    from . import consistency
+    nav), section markers pymdownx would read otherwise than the runner, and a running torch
+    other than the pinned one (with `records`, also records made with another). A recorded
+    output that does not exist yet is drift, not a problem: regen writes it."""
+    from . import consistency, versions
     from .sections import SectionError, find_sections
 
     found = []
@@ -81,6 +86,7 @@ def preflight(cat: Catalog, snippets: list[Snippet], writing_outputs: bool = Fal
             find_sections(snippet.source.read_text(encoding="utf-8"), snippet.name)
         except SectionError as e:
             found.append(str(e))
+    found += versions.problems(snippets if records else [])
     return found + consistency.page_problems(cat, outputs_made_later=writing_outputs)
 
 
@@ -153,7 +159,7 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
 
     result = CheckResult(len(snippets))
     start_zygote(snippets, opts)
-    result.problems = preflight(cat, snippets, writing_outputs=True) + (
+    result.problems = preflight(cat, snippets, writing_outputs=True, records=True) + (
         consistency.output_problems(cat) if whole_site else []
     )
     named = {p.split(":", 1)[0] for p in result.problems}
@@ -172,6 +178,14 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
         drifts = drift.compare(files, on_disk.get(snippet, set()))
         if drifts:
             note = drift.environment_note(drift.recorded_environment(snippet), env)
+            content = drift.without_environment(
+                snippet, cat.settings[snippet], outcomes[snippet], env, on_disk.get(snippet, set())
+            )
+            if content is not None:
+                drifts, files = content
+            if not drifts:
+                result.environment_only[snippet] = note
+                continue
             result.drifted[snippet] = drift.report(snippet, drifts, pages_using(snippet), note)
             result.evidence[snippet] = (drifts, files)
     result.notebooks = notebooks

@@ -1,0 +1,162 @@
+"""Which torch: a difference only in the environment stamp is told apart from a difference in
+content, the pin in pyproject.toml is compared with the running torch and the records, and a
+verification against another version goes stale when its snippet changes.
+
+In-process and fast: the runs are replayed from the committed records (what a run of the same
+code under another torch would give when nothing but the stamp changes), and a second torch is
+stood for by a patched environment stamp, never installed."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from docpipe import catalog, cli, drift, environment, findings, github, pipeline, versions
+from docpipe.execute import Result
+from docpipe.paths import ROOT, Snippet
+from docpipe.pool import Outcome
+from docpipe.record import load
+
+LEAVES = Snippet("by_hand/leaves")  # its warning names a line of TensorBody.h
+OTHERS = [Snippet("by_hand/square"), Snippet("examples/fit_line")]
+OTHER_TORCH = "2.14.1+cu130"
+
+
+def replay(snippet: Snippet, change=lambda text: text) -> Outcome:
+    """The outcome of a run that prints what the record holds (through `change`)."""
+    record = load(snippet)
+    output, sections = "", []
+    for section, text in record.sections:
+        if "repository-path" in record.normalised:  # as the run printed it, before normalising
+            text = text.replace(f"{snippet.name}:", f"{ROOT}/{snippet.name}:")
+        output += change(text)
+        sections.append((section, len(output.encode())))
+    figures = {}
+    for path in snippet.record.parent.glob(f"{snippet.record.stem}.*.svg"):
+        name = path.name.removeprefix(snippet.record.stem + ".").removesuffix(".svg")
+        figures[name] = path.read_text(encoding="utf-8")
+    inputs = {k: v for k, v in record.inputs.items() if k != "snippets/snippets.toml"}
+    result = Result(sections=sections, values=dict(record.values), figures=figures, inputs=inputs)
+    return Outcome(snippet.key, result, output.encode(), 0.0)
+
+
+@pytest.fixture
+def other_torch(monkeypatch):
+    """This process as if another torch ran: its stamp names OTHER_TORCH."""
+    running = {**environment.stamp(), "torch": OTHER_TORCH}
+    monkeypatch.setattr(environment, "stamp", lambda: running)
+    return running
+
+
+def check_with(monkeypatch, outcomes: dict[Snippet, Outcome]) -> pipeline.CheckResult:
+    monkeypatch.setattr(
+        pipeline, "run", lambda snippets, *a, **k: {s: outcomes[s] for s in snippets}
+    )
+    cat = catalog.load()
+    return pipeline.check(sorted(outcomes), cat, pipeline.Options(fork=False), whole_site=False)
+
+
+def test_the_replayed_runs_match_their_records(monkeypatch):
+    """The premise of the tests below: a replay under this torch is no drift at all."""
+    result = check_with(monkeypatch, {s: replay(s) for s in [LEAVES, *OTHERS]})
+    assert (result.drifted, result.environment_only, result.problems) == ({}, {}, [])
+
+
+def test_content_drift_under_another_torch_is_reported_apart_from_stamp_only_drift(
+    monkeypatch, other_torch, capsys
+):
+    moved = lambda text: text.replace("TensorBody.h:493", "TensorBody.h:488")  # noqa: E731
+    outcomes = {LEAVES: replay(LEAVES, moved), **{s: replay(s) for s in OTHERS}}
+    result = check_with(monkeypatch, outcomes)
+    assert set(result.drifted) == {LEAVES}
+    assert set(result.environment_only) == set(OTHERS)
+    report = result.drifted[LEAVES]
+    # The content diff holds the changed warning and not the stamp; the stamp is said apart.
+    assert "TensorBody.h:«493»" in report and "TensorBody.h:«488»" in report
+    assert OTHER_TORCH in report.partition("shown on")[0]
+    assert '"torch":' not in report  # the record's diff leaves the stamp out
+    assert cli.check(result) == 2  # and the running torch is not the pinned one
+    out, err = capsys.readouterr()
+    assert err.index("DRIFT snippets/by_hand/leaves.py") < err.index("ENVIRONMENT 2 snippets")
+    assert err.count("ENVIRONMENT") == 1 and err.count("DRIFT") == 1
+    assert "1 drifted, 2 differ only in the environment stamp, 0 failed, 1 site problems" in out
+    found = findings.from_check(result)
+    summary = github.summary_markdown(found, result.problems, result.checked)
+    assert "1 drifted, 2 differ only in the environment stamp, 0 failed" in summary
+    assert summary.index("`snippets/by_hand/leaves.py` drifted") < summary.index(
+        "Only the environment stamp differs (2 snippets)"
+    )
+    assert summary.count("Only the environment stamp differs") == 1
+    assert "«488»" in summary
+
+
+def test_without_a_content_change_another_torch_is_one_environment_report(monkeypatch, other_torch):
+    result = check_with(monkeypatch, {s: replay(s) for s in [LEAVES, *OTHERS]})
+    assert result.drifted == {}
+    (report,) = drift.environment_reports(result.environment_only)
+    assert report.startswith("ENVIRONMENT 3 snippets differ from their recordings only in")
+    assert f"running {OTHER_TORCH}" in report
+
+
+def test_a_torch_other_than_the_pinned_one_fails_the_check_naming_the_files(
+    monkeypatch, other_torch
+):
+    (message,) = versions.problems(OTHERS)
+    pinned = versions.pin()
+    assert message.startswith(f"pyproject.toml:{pinned.line}: torch is pinned to {pinned.torch}")
+    assert f"this run uses torch {OTHER_TORCH} (" in message and "version.py)" in message
+    assert versions.running_problems() == [message]  # regen refuses the same way
+
+
+def test_records_of_another_torch_fail_the_check_naming_them(monkeypatch, tmp_path):
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(re.sub(r'"torch==[^"]+"', '"torch==9.0.0"', text), encoding="utf-8")
+    monkeypatch.setattr(versions, "PYPROJECT", pyproject)
+    pinned = versions.pin()
+    assert pinned.version == "9.0.0"
+    (message,) = versions.problems(OTHERS)
+    assert f"torch is pinned to {pinned.torch}" in message
+    assert "this run uses torch" in message  # the running one differs from the pin too
+    assert "2 records were made with torch " in message
+    assert all(str(s.record.relative_to(ROOT)) in message for s in OTHERS)
+    result = check_with(monkeypatch, {s: replay(s) for s in OTHERS})
+    assert result.problems == [message] and cli.check(result) == 2
+
+
+@pytest.mark.parametrize(
+    "requirement, says",
+    [("torch>=2.13", "must be pinned to one version"), ("torch==2.*", "one version")],
+)
+def test_a_pin_that_names_no_one_version_is_refused_by_line(
+    monkeypatch, tmp_path, requirement, says
+):
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(re.sub(r'"torch==[^"]+"', f'"{requirement}"', text), encoding="utf-8")
+    monkeypatch.setattr(versions, "PYPROJECT", pyproject)
+    (message,) = versions.problems([])
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if '"torch==' in t)
+    assert message.startswith(f"{pyproject}:{line}: ") or message.startswith(
+        f"pyproject.toml:{line}: "
+    )
+    assert says in message
+
+
+def test_the_changed_span_is_where_two_lines_differ_and_nowhere_else():
+    rng = random.Random(24)
+    alphabet = "ab1 .:_"
+    for _ in range(2000):
+        a = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        b = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        if a == b:
+            continue
+        (a0, a1), (b0, b1) = drift.changed_span(a, b)
+        assert a[:a0] == b[:b0] and a[a1:] == b[b1:], (a, b)
+        assert a[a0:a1] != b[b0:b1], (a, b)
+        # the mark starts and ends between words, never inside one
+        for line, start, end in ((a, a0, a1), (b, b0, b1)):
+            assert start == 0 or not (drift._word(line[start - 1]) and drift._word(line[start]))
+            assert end == len(line) or not (drift._word(line[end - 1]) and drift._word(line[end]))
