@@ -34,6 +34,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="run twice (other thread count and hash seed), then as a reader would;"
         " name what differs",
     )
+    p.add_argument(
+        "--verify",
+        nargs="*",
+        metavar="VERSION",
+        help="run every snippet under these torch versions (default: pyproject.toml's list),"
+        " each in its own venv, and write verified/torch-VERSION.json; with --check, compare"
+        " with the committed one and write nothing",
+    )
     p.add_argument("--force", action="store_true", help="ignore the cache")
     p.add_argument(
         "--report",
@@ -63,6 +71,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.report and not args.check:
         p.error("--report DIR goes with --check")
+    if args.verify is not None and (args.audit or args.paths or args.report):
+        p.error("--verify runs every snippet; it goes with --check alone")
     return args
 
 
@@ -83,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         progress=_progress,
     )
     try:
+        if args.verify is not None:
+            from . import verify
+
+            return verify.command_line(args.verify, args.check, args.jobs)
         if args.audit:
             return audit(pipeline.audit(selected, cat, opts))
         if args.check:
