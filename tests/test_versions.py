@@ -160,3 +160,86 @@ def test_the_changed_span_is_where_two_lines_differ_and_nowhere_else():
         for line, start, end in ((a, a0, a1), (b, b0, b1)):
             assert start == 0 or not (drift._word(line[start - 1]) and drift._word(line[start]))
             assert end == len(line) or not (drift._word(line[end - 1]) and drift._word(line[end]))
+
+
+def verified_as(monkeypatch, tmp_path, ran: dict[Snippet, dict]) -> dict:
+    """A committed verification of torch 9.9.9, judged from these child results."""
+    from docpipe import verify
+    from docpipe.paths import generated_index
+
+    on_disk = generated_index()
+    entries = {s.name: verify.judge(s, r, on_disk.get(s, set())) for s, r in ran.items()}
+    verification = {"torch": "9.9.9", "environment": {"torch": "9.9.9+cpu"}, "snippets": entries}
+    monkeypatch.setattr(verify, "VERIFIED", tmp_path)
+    monkeypatch.setattr(verify, "versions", lambda: ("9.9.9",))
+    verify.result_path("9.9.9").write_bytes(verify.to_bytes(verification))
+    return verification
+
+
+def child_result(snippet: Snippet, change=lambda text: text) -> dict:
+    """What the verifying child reports for a run that printed the record (through change)."""
+    from docpipe import artifacts
+
+    cat = catalog.load()
+    files = artifacts.build(
+        snippet, cat.settings[snippet], replay(snippet, change), load(snippet).environment
+    )
+    return {
+        "status": "ok",
+        "files": {str(p.relative_to(ROOT)): d.decode() for p, d in files.items()},
+    }
+
+
+def test_a_verification_goes_stale_when_its_snippet_or_recording_changes(monkeypatch, tmp_path):
+    from docpipe import verify
+
+    square, fit = OTHERS
+    verification = verified_as(monkeypatch, tmp_path, {s: child_result(s) for s in OTHERS})
+    cat = catalog.load()
+    assert [verify.status(s, "9.9.9", cat.settings[s]).verdict for s in OTHERS] == ["same"] * 2
+    assert verify.unverified(OTHERS, cat) == {}
+    # square.py as it was when verified is not the square.py of today; fit_line's recording
+    # is not the one that was compared.
+    verification["snippets"][square.name]["inputs"][square.name] = "0" * 64
+    verification["snippets"][fit.name]["recorded"] = "0" * 64
+    verify.result_path("9.9.9").write_bytes(verify.to_bytes(verification))
+    assert [verify.status(s, "9.9.9", cat.settings[s]).verdict for s in OTHERS] == [
+        "not verified"
+    ] * 2
+    result = check_with(monkeypatch, {s: replay(s) for s in OTHERS})
+    assert result.unverified == {"9.9.9": OTHERS}
+    (report,) = verify.unverified_report(result.unverified, result.checked)
+    assert report.startswith(f"NOT VERIFIED with torch 9.9.9: {square.name}, {fit.name} (2 of 2")
+    assert report.endswith("python scripts/regen.py --verify 9.9.9")
+
+
+def test_a_verification_records_the_exact_difference_and_the_claims_that_held(
+    monkeypatch, tmp_path
+):
+    from docpipe import verify
+
+    moved = lambda text: text.replace("TensorBody.h:493", "TensorBody.h:488")  # noqa: E731
+    recorded = {p: p.read_bytes() for p in LEAVES.record.parent.glob("leaves.*")}
+    verified_as(monkeypatch, tmp_path, {LEAVES: child_result(LEAVES, moved)})
+    assert {p: p.read_bytes() for p in recorded} == recorded  # no recording changed
+    status = verify.status(LEAVES, "9.9.9", catalog.load().settings[LEAVES])
+    assert status.verdict == "differs"
+    (txt,) = [d for d in status.differences if d["file"].endswith(".txt")]
+    ((line, old, new),) = txt["lines"]
+    assert "TensorBody.h:493" in old and "TensorBody.h:488" in new
+    assert old.replace("493", "488") == new
+    assert status.entry["claims"] and set(status.entry["claims"].values()) == {"held"}
+
+
+def test_a_failed_run_under_another_version_holds_the_claims_before_the_failure():
+    from docpipe import verify
+    from docpipe.paths import generated_index
+
+    snippet = next(
+        s for s in catalog.load().snippets if len(verify.cited_claims(s)) >= 2
+    )  # a snippet backing two claims or more
+    first, second, *rest = verify.cited_claims(snippet)
+    ran = {"status": "error", "error": "AssertionError", "failed_section": second}
+    entry = verify.judge(snippet, ran, generated_index().get(snippet, set()))
+    assert entry["verdict"] == "failed"
+    assert entry["claims"] == {first: "held", second: "failed", **{r: "not run" for r in rest}}

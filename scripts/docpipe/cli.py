@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import catalog, drift, findings, pipeline, writing
+from . import catalog, drift, findings, pipeline, verify, writing
 from .catalog import Catalog
 from .machine import default_jobs, fork_available
 from .paths import Snippet
@@ -94,8 +94,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         if args.verify is not None:
-            from . import verify
-
             return verify.command_line(args.verify, args.check, args.jobs)
         if args.audit:
             return audit(pipeline.audit(selected, cat, opts))
@@ -156,6 +154,8 @@ def check(result: pipeline.CheckResult, report_dir: str | None = None) -> int:
         print(report, file=sys.stderr)
     for report in drift.environment_reports(result.environment_only):
         print(report, file=sys.stderr)
+    for report in verify.unverified_report(result.unverified, result.checked):
+        print(report)
     content = len(result.drifted) + len(result.notebooks)
     drifted = content + len(result.environment_only)
     print(

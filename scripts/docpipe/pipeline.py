@@ -45,6 +45,9 @@ class CheckResult:
     drifted: dict[Snippet, str] = field(default_factory=dict)  # the report for each
     # Snippets whose files differ only in the environment stamp: how the recording's differs.
     environment_only: dict[Snippet, str] = field(default_factory=dict)
+    # For each verified torch version, the snippets changed since their verification
+    # (docpipe.verify): the site shows them as not verified; `make verify` re-verifies.
+    unverified: dict[str, list[Snippet]] = field(default_factory=dict)
     notebooks: list[str] = field(default_factory=list)  # a report per drifted notebook
     # For reviewers' reports (docpipe.findings): each drifted snippet's differences and the
     # files its run would publish.
@@ -153,7 +156,7 @@ def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | No
 
 def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool) -> CheckResult:
     """Run every snippet and compare what it would publish with what is committed."""
-    from . import consistency, drift
+    from . import consistency, drift, verify
     from .environment import stamp
     from .pages import pages_using
 
@@ -189,6 +192,7 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
             result.drifted[snippet] = drift.report(snippet, drifts, pages_using(snippet), note)
             result.evidence[snippet] = (drifts, files)
     result.notebooks = notebooks
+    result.unverified = verify.unverified(runnable, cat)
     return result
 
 
