@@ -243,3 +243,58 @@ def test_a_failed_run_under_another_version_holds_the_claims_before_the_failure(
     entry = verify.judge(snippet, ran, generated_index().get(snippet, set()))
     assert entry["verdict"] == "failed"
     assert entry["claims"] == {first: "held", second: "failed", **{r: "not run" for r in rest}}
+
+
+def test_each_tutorial_page_box_names_every_verified_version():
+    from docpipe import pages, reproduced, verify
+
+    assert verify.versions(), "pyproject.toml lists versions to verify"
+    pinned = versions.pin()
+    for page in pages.markdown_pages():
+        used = {u.snippet for u in pages.uses(page) if u.snippet}
+        if not used:
+            continue
+        said = reproduced.box(used)
+        assert said.startswith(f"torch {pinned.version} (recorded), "), (page, said)
+        for version in verify.versions():
+            assert f", {version} (" in said, (page, said)
+
+
+def test_readers_see_what_a_verified_version_prints_otherwise(monkeypatch, tmp_path):
+    from docpipe import claims, reproduced
+
+    moved = lambda text: text.replace("TensorBody.h:493", "TensorBody.h:488")  # noqa: E731
+    verified_as(
+        monkeypatch,
+        tmp_path,
+        {LEAVES: child_result(LEAVES, moved), **{s: child_result(s) for s in OTHERS}},
+    )
+    recorded = versions.public(load(LEAVES).environment["torch"])
+    assert reproduced.box(set(OTHERS)) == f"torch {recorded} (recorded), 9.9.9 (same output)"
+    assert reproduced.box({LEAVES, *OTHERS}) == (
+        f"torch {recorded} (recorded), 9.9.9 (same output, except: {LEAVES.name} prints"
+        " otherwise, as the note under its output says)"
+    )
+    note = reproduced.block_note(LEAVES)
+    assert note.startswith("Under torch 9.9.9, line 3 reads <code>")
+    assert "TensorBody.h:<strong>488</strong>" in note and "h:<strong>493</strong>" in note
+    assert [reproduced.block_note(s) for s in OTHERS] == ["", ""]
+    page = ROOT / "docs" / "backprop-by-hand.md"
+    markdown = reproduced.with_notes(page.read_text(encoding="utf-8"), page)
+    assert markdown.count('<small class="version-note">') == 1
+    (claim,) = [c for p in [page] for c in claims.find(p) if c.snippet == LEAVES][:1]
+    assert reproduced.claim_versions(LEAVES, claim.section) == ["9.9.9"]
+    marker = f"{{{{ claim {LEAVES.key}.py:{claim.section} }}}}"
+    rendered = claims.render(f"A sentence. {marker}", "docs/x.md", "https://example.org/r", "")
+    assert ", and in verified runs with torch 9.9.9" in rendered
+    # A snippet changed since its verification is not verified, and its claims name no version.
+    verification = verified_as(monkeypatch, tmp_path, {LEAVES: child_result(LEAVES)})
+    verification["snippets"][LEAVES.name]["recorded"] = "0" * 64
+    from docpipe import verify
+
+    verify.result_path("9.9.9").write_bytes(verify.to_bytes(verification))
+    assert reproduced.box({LEAVES}) == (
+        f"torch {recorded} (recorded), 9.9.9 (not verified since {LEAVES.name} changed)"
+    )
+    assert reproduced.claim_versions(LEAVES, claim.section) == []
+    assert reproduced.block_note(LEAVES) == ""

@@ -83,9 +83,14 @@ def _word(c: str) -> bool:
 def excerpt(line: str, span: tuple[int, int]) -> tuple[str, str, str]:
     """A line's changed part, with a little context either side: (before, changed, after)."""
     start, end = span
-    before = ("\u2026" if start > CONTEXT else "") + line[max(0, start - CONTEXT) : start]
-    after = line[end : end + CONTEXT] + ("\u2026" if end + CONTEXT < len(line) else "")
-    return before, line[start:end], after
+    head, tail = line[max(0, start - CONTEXT) : start], line[end : end + CONTEXT]
+    if start > CONTEXT:  # begin the context at a word, not inside one
+        cut = next((i + 1 for i, c in enumerate(head) if not _word(c)), 0)
+        head = "\u2026" + head[cut:]
+    if end + CONTEXT < len(line):
+        cut = max((i for i, c in enumerate(tail) if not _word(c)), default=len(tail))
+        tail = tail[: max(cut, 1)] + "\u2026"
+    return head, line[start:end], tail
 
 
 def with_marks(parts: tuple[str, str, str]) -> str:

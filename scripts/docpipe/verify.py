@@ -138,7 +138,7 @@ def recorded_digest(snippet: Snippet, on_disk: set[Path] | None = None) -> str:
     """What a verification compared with: the snippet's recorded files, the stamp left out."""
     from .record import RecordError, load
 
-    files = on_disk if on_disk is not None else generated_index().get(snippet, set())
+    files = on_disk if on_disk is not None else recorded_files(snippet)
     digest = hashlib.sha256()
     for path in sorted(files):
         data = path.read_bytes()
@@ -149,6 +149,13 @@ def recorded_digest(snippet: Snippet, on_disk: set[Path] | None = None) -> str:
                 pass
         digest.update(f"{rel(path)}\0{len(data)}\0".encode() + data)
     return digest.hexdigest()
+
+
+def recorded_files(snippet: Snippet) -> set[Path]:
+    """The snippet's generated files on disk (by the naming rule, its key's last part holds no
+    dot: <name>.txt, <name>.json, <name>.<figure>.svg), without walking docs/generated/."""
+    name = snippet.record.stem
+    return {p for p in snippet.record.parent.glob(f"{name}.*") if p.name.split(".")[0] == name}
 
 
 def recorded_inputs(snippet: Snippet) -> dict[str, str]:
