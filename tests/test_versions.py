@@ -298,3 +298,18 @@ def test_readers_see_what_a_verified_version_prints_otherwise(monkeypatch, tmp_p
     )
     assert reproduced.claim_versions(LEAVES, claim.section) == []
     assert reproduced.block_note(LEAVES) == ""
+
+
+def test_no_page_and_no_readme_types_a_torch_version():
+    """The pinned version is said by what reads the pin (the box, --check), never typed."""
+    from docpipe import pages
+
+    typed = re.compile(r"\btorch(?:\s*==\s*|\s+)v?\d+\.\d+")
+    found = []
+    for path in [ROOT / "README.md", ROOT / "docs" / "authoring.md", *pages.markdown_pages()]:
+        text = path.read_text(encoding="utf-8")
+        for m in typed.finditer(text):
+            found.append(
+                f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}: {m[0]}"
+            )
+    assert found == []
