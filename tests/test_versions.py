@@ -313,3 +313,12 @@ def test_no_page_and_no_readme_types_a_torch_version():
                 f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}: {m[0]}"
             )
     assert found == []
+
+
+def test_ci_verifies_each_version_pyproject_lists():
+    import yaml
+
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "ci.yml").read_text())
+    matrix = workflow["jobs"]["verify"]["strategy"]["matrix"]["torch"]
+    assert tuple(matrix) == versions.pin().verify
+    assert "make verify-check" in (ROOT / ".ci" / "run").read_text()
