@@ -90,6 +90,16 @@ def test_content_drift_under_another_torch_is_reported_apart_from_stamp_only_dri
     )
     assert summary.count("Only the environment stamp differs") == 1
     assert "«488»" in summary
+    github.annotate(found, result.problems)
+    annotations = capsys.readouterr().out.splitlines()
+    stamp_only = [a for a in annotations if "only in the environment stamp" in a]
+    assert len(stamp_only) == 1 and stamp_only[0].startswith("::error file=pyproject.toml,")
+    from docpipe import report as html_report
+
+    page = html_report.page(found, result.problems, result.checked)
+    assert page.count("environment only</span>") == 2  # in the contents, and its one card
+    assert page.index("by_hand/leaves.py") < page.index("environment only</span>")
+    assert "TensorBody.h:<mark>488</mark>" in page
 
 
 def test_without_a_content_change_another_torch_is_one_environment_report(monkeypatch, other_torch):
