@@ -25,8 +25,8 @@ FOOTER = """
 ??? info "How this page was made"
     Every output block, figure and quoted number on this page comes from running its snippet
     with {stamp}. `python scripts/regen.py` re-records them; `python scripts/regen.py --check`
-    proves they still match. Versions that reproduce it: {versions}
-    (`python scripts/regen.py --verify` runs it under each).
+    proves they still match. Versions that reproduce it: {versions};
+    `python scripts/regen.py --verify` runs it again under each.
 """
 
 SERVING = False  # `mkdocs serve` shows a page's problems on the page instead of failing
