@@ -332,3 +332,17 @@ def test_ci_verifies_each_version_pyproject_lists():
     matrix = workflow["jobs"]["verify"]["strategy"]["matrix"]["torch"]
     assert tuple(matrix) == versions.pin().verify
     assert "make verify-check" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_a_version_never_verified_is_said_so(monkeypatch, tmp_path):
+    from docpipe import reproduced, verify
+
+    monkeypatch.setattr(verify, "VERIFIED", tmp_path)
+    monkeypatch.setattr(verify, "versions", lambda: ("9.9.9",))
+    recorded = versions.public(load(LEAVES).environment["torch"])
+    assert reproduced.box({LEAVES}) == f"torch {recorded} (recorded), 9.9.9 (not verified yet)"
+    found = verify.unverified(OTHERS, catalog.load())
+    assert found == {"9.9.9": OTHERS}
+    (report,) = verify.unverified_report(found, len(OTHERS))
+    assert report.startswith("NOT VERIFIED with torch 9.9.9: every snippet (2 of 2: was never")
+    assert verify.command_line(["not-a-version"], False, 1) == 2

@@ -43,6 +43,9 @@ def box(snippets: set[Snippet]) -> str:
     )
     parts = [f"{', '.join(made)} (recorded)"]
     for version in verify.versions():
+        if verify.load(version) is None:
+            parts.append(f"{version} (not verified yet)")
+            continue
         by: dict[str, list[str]] = {}
         for snippet in sorted(snippets):
             settings = _settings(snippet)

@@ -387,6 +387,14 @@ def command_line(wanted: list[str], check: bool, jobs: int) -> int:
         print("error: no version to verify: name one, or list them in pyproject.toml's"
               " [tool.autograd-docs] verify", file=sys.stderr)  # fmt: skip
         return 2
+    from packaging.version import InvalidVersion, Version
+
+    for version in chosen:
+        try:
+            Version(version)
+        except InvalidVersion:
+            print(f"error: --verify {version}: not a torch version (as 2.14.1)", file=sys.stderr)
+            return 2
     status = 0
     for version in chosen:
         try:
