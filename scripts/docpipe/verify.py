@@ -10,7 +10,7 @@ verified/torch-2.14.1.json: per snippet, "same", or "differs" with the exact dif
 
 Each entry keeps what it was compared with (a digest of the recorded files, the stamp left out,
 and the recorded inputs), so a snippet changed or re-recorded since is "not verified" for that
-version: `--check` says so, and the site shows it (docpipe.shown).
+version: `--check` says so, and the site shows it (docpipe.reproduced).
 """
 
 from __future__ import annotations
