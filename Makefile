@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test check regen audit bench lint format system-deps node-deps clean
+.PHONY: serve build test check regen audit verify verify-check bench lint format system-deps node-deps clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -69,6 +69,15 @@ regen: $(VENV)/.dev
 
 audit: $(VENV)/.dev
 	$(BIN)/python scripts/regen.py --audit
+
+# Every snippet under each other torch of pyproject.toml's [tool.autograd-docs] verify list, in
+# its own venv (.cache/verify/torch-VERSION/, built on first use): writes verified/*.json.
+verify: $(VENV)/.dev
+	$(BIN)/python scripts/regen.py --verify
+
+# The same runs, writing nothing: fails when a committed verified/*.json says otherwise.
+verify-check: $(VENV)/.dev
+	$(BIN)/python scripts/regen.py --verify --check
 
 bench: $(VENV)/.dev
 	$(BIN)/python scripts/bench.py

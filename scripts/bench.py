@@ -2,6 +2,7 @@
 ratio, and writes BENCHMARKS.md (with benchmarks/scale.svg).
 
     check      python scripts/regen.py --check                (process reuse, default -j)
+    verify     python scripts/regen.py --verify VERSION --check, the first version verified
     naive      python scripts/regen.py --check --no-fork -j 1 (one fresh interpreter per snippet)
     floor      one import of what the snippets import (as the zygote imports it) + the
                snippets' own compute and figure drawing, summed and shared among the jobs
@@ -90,6 +91,18 @@ def compute_seconds() -> tuple[float, int, float, str]:
     }
     worst = max(extra, key=extra.get)
     return total, len(outcomes), extra[worst], worst
+
+
+def verification_seconds() -> tuple[str, float, float]:
+    """The first version pyproject.toml verifies with, the seconds its venv took to build
+    (0 when it was there), and the median wall time of verifying it once the venv exists:
+    `regen.py --verify VERSION --check`, every snippet run under that torch and compared, as
+    CI runs it (nothing written)."""
+    from docpipe import verify
+
+    version = verify.versions()[0]
+    _, installed = verify.ensure_venv(version)
+    return version, installed, wall([*REGEN, "--verify", version, "--check"])
 
 
 SERVED_SNIPPET = "snippets/by_hand/square.py"  # a small snippet: three gradients, no figure
@@ -199,6 +212,7 @@ def main(argv: list[str]) -> int:
     figures["check"] = wall([*REGEN, "--check"])
     figures["naive"] = wall([*REGEN, "--check", "--no-fork", "-j", "1"], repeat=1)
     figures["no-change regen"] = wall(REGEN)
+    _, _, figures["verify: one more torch"] = verification_seconds()
     if not quick:
         served = serve_latency()
         for total, refresh, build in served:
@@ -281,6 +295,9 @@ The largest child overhead was {worst}'s.
   matplotlib only (the modules the snippets import lazily left out), check / floor would be
   {base_ratio:.2f}.
 - **no-change regen**: `python scripts/regen.py` when nothing changed.
+- **verify: one more torch**: `python scripts/regen.py --verify VERSION --check` for the first
+  version `pyproject.toml` verifies with: every snippet run under that torch in its own venv
+  (already built) and compared with its recording, beside **check** for the recorded torch.
 - **serve**: save to page in `mkdocs serve`: `{SERVED_SNIPPET}` saved with a new value, until
   `{SERVED_PAGE}` shows the new output (median of {len(NEW_POINTS)}; aim < 2 s). It is MkDocs'
   file polling (up to 0.5 s), then **serve: refresh**, the snippet re-run through regen in a

@@ -27,13 +27,16 @@ from docpipe import (  # noqa: E402
 from docpipe import record as records  # noqa: E402
 from docpipe.normalise import BY_NAME  # noqa: E402
 from docpipe.paths import DOCS, rel  # noqa: E402
+from docpipe.reproduced import box as reproduced_by  # noqa: E402
+from docpipe.reproduced import with_notes as with_version_notes  # noqa: E402
 
 FOOTER = """
 
 ??? info "How this page was made"
     Every output block, figure and quoted number on this page comes from running its snippet
     with {stamp}. `python scripts/regen.py` re-records them; `python scripts/regen.py --check`
-    proves they still match.
+    proves they still match. Versions that reproduce it: {versions};
+    `python scripts/regen.py --verify` runs it again under each.
 """
 
 SERVING = False  # `mkdocs serve` shows a page's problems on the page instead of failing
@@ -157,6 +160,7 @@ def on_page_markdown(markdown, page, config, files):
         used = {u.snippet for u in pages.uses(path) if u.snippet} if path.exists() else set()
         stamp = glue.stamp(used) if used else None
         markdown = _with_reader_notes(markdown, path) if path.exists() else markdown
+        markdown = with_version_notes(markdown, path) if path.exists() else markdown
         repo, edit_uri = config["repo_url"] or "", config["edit_uri"] or ""
         markdown = markup.protect(markdown)  # what a page shows as an example stays as written
         markdown = claims.render(glue.substitute(markdown, rel(path)), rel(path), repo, edit_uri)
@@ -166,4 +170,6 @@ def on_page_markdown(markdown, page, config, files):
             return _problem_page([str(e)])
         raise PluginError(str(e)) from None
     markdown = _under_title(markdown, live.notice(used) + _notebook_links(src, config))
-    return markdown + FOOTER.format(stamp=stamp) if stamp else markdown
+    if not stamp:
+        return markdown
+    return markdown + FOOTER.format(stamp=stamp, versions=reproduced_by(used))

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from docpipe import claims, pages
+from docpipe import claims, pages, reproduced
 from docpipe.paths import DOCS, Snippet
 
 PAGE = """
@@ -131,9 +131,11 @@ def test_a_marker_renders_as_a_small_link_to_the_checking_lines():
         f"A sentence.\n{marker} Next.", "docs/x.md", "https://example.org/r", "edit/dev/docs/"
     )
     url = f"https://example.org/r/blob/dev/{claim.snippet.name}#L{first}-L{last}"
+    held = reproduced.claim_versions(claim.snippet, claim.section)  # docpipe.verify's runs
     tip = (
         f"Checked claim: the asserts in {claim.snippet.name}, lines {first}\u2013{last},"
         f" hold in the recorded run with torch {torch}"
+        + (f", and in verified runs with torch {', '.join(held)}" if held else "")
     )
     assert html == (
         f'A sentence.<a class="checked-claim" href="{url}" title="{tip}" aria-label="{tip}">'

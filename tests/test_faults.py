@@ -308,17 +308,21 @@ def test_a_hand_edited_notebook_is_named_with_its_cell(recorded):
     assert "cell 2 [cell-002] (snippets/good.py:) differs" in run.stderr
 
 
-def test_a_changed_environment_is_reported_first(recorded):
+def test_a_changed_environment_alone_is_told_apart_from_drift(recorded):
     record = recorded.root / "docs/generated/good.json"
     data = json.loads(record.read_text())
     running = data["environment"]["python"]
     data["environment"]["python"] = "3.10"
     record.write_text(json.dumps(data, indent=2) + "\n")
     run = recorded.regen("--check")
+    assert run.returncode == 1
+    assert "DRIFT" not in run.stderr
     assert run.stderr.startswith(
-        "DRIFT snippets/good.py\n"
-        f"  environment differs: recorded with python 3.10, running {running}\n"
+        "ENVIRONMENT 1 snippet differs from its recording only in the environment stamp"
+        f" (recorded with python 3.10, running {running}); output, values, figures and claims"
+        " are the same:\n  snippets/good.py\n"
     )
+    assert "0 drifted, 1 differ only in the environment stamp, 0 failed" in run.stdout
 
 
 def test_a_second_regen_waits_for_the_first(recorded):

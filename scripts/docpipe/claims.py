@@ -153,6 +153,14 @@ def code_url(repo_url: str, edit_uri: str, snippet: Snippet, span: tuple[int, in
     return f"{repo_url.rstrip('/')}/blob/{branch}/{snippet.name}#L{span[0]}-L{span[1]}"
 
 
+def _verified(snippet: Snippet, section: str) -> str:
+    """The other torch versions under which the asserts held (docpipe.verify), for a tooltip."""
+    from .reproduced import claim_versions
+
+    held = claim_versions(snippet, section)
+    return f", and in verified runs with torch {', '.join(held)}" if held else ""
+
+
 def render(markdown: str, page: str, repo_url: str, edit_uri: str, notebook: bool = False) -> str:
     """Replace each marker (and the space before it) by a small link to the checking code."""
 
@@ -171,9 +179,9 @@ def render(markdown: str, page: str, repo_url: str, edit_uri: str, notebook: boo
             f"Checked claim: the asserts in {snippet.name}, lines {span[0]}\u2013{span[1]},"
             f" hold in the recorded run with torch {torch}"
         )
-        if notebook:
+        if notebook:  # a notebook holds what its runs recorded, never a verification
             return f'[{MARK}]({url} "{tip}")'
-        tip = html.escape(tip)
+        tip = html.escape(tip + _verified(snippet, m["section"]))
         return f'<a class="checked-claim" href="{url}" title="{tip}" aria-label="{tip}">{MARK}</a>'
 
     return re.sub(r"[ \t]*\n?[ \t]*(?P<claim>" + CLAIM.pattern + ")", marker, markdown)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import catalog, findings, pipeline, writing
+from . import catalog, drift, findings, pipeline, verify, writing
 from .catalog import Catalog
 from .machine import default_jobs, fork_available
 from .paths import Snippet
@@ -33,6 +33,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="run twice (other thread count and hash seed), then as a reader would;"
         " name what differs",
+    )
+    p.add_argument(
+        "--verify",
+        nargs="*",
+        metavar="VERSION",
+        help="run every snippet under these torch versions (default: pyproject.toml's list),"
+        " each in its own venv, and write verified/torch-VERSION.json; with --check, compare"
+        " with the committed one and write nothing",
     )
     p.add_argument("--force", action="store_true", help="ignore the cache")
     p.add_argument(
@@ -67,6 +75,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.report and not args.check:
         p.error("--report DIR goes with --check")
+    if args.verify is not None and (args.audit or args.paths or args.report):
+        p.error("--verify runs every snippet; it goes with --check alone")
     return args
 
 
@@ -97,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
         progress=_progress,
     )
     try:
+        if args.verify is not None:
+            return verify.command_line(args.verify, args.check, args.jobs)
         if args.audit:
             return audit(pipeline.audit(selected, cat, opts))
         if args.check:
@@ -156,9 +168,20 @@ def check(result: pipeline.CheckResult, report_dir: str | None = None) -> int:
         print(why, file=sys.stderr)
     for report in [*result.drifted.values(), *result.notebooks]:
         print(report, file=sys.stderr)
-    drifted = len(result.drifted) + len(result.notebooks)
+    for report in drift.environment_reports(result.environment_only):
+        print(report, file=sys.stderr)
+    for report in verify.unverified_report(result.unverified, result.checked):
+        print(report)
+    content = len(result.drifted) + len(result.notebooks)
+    drifted = content + len(result.environment_only)
     print(
-        f"checked {result.checked} snippets: {drifted} drifted, {len(result.failed)} failed"
+        f"checked {result.checked} snippets: {content} drifted"
+        + (
+            f", {len(result.environment_only)} differ only in the environment stamp"
+            if result.environment_only
+            else ""
+        )
+        + f", {len(result.failed)} failed"
         + (f", {len(result.problems)} site problems" if result.problems else "")
     )
     advice = [

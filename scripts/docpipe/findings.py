@@ -23,6 +23,9 @@ class Finding:
     drifts: list[Drift] = field(default_factory=list)
     actual: dict[Path, bytes] = field(default_factory=dict)  # the files the run publishes
     env_note: str = ""  # how the recording's environment differs from this one
+    # Set for the one finding that stands for every snippet whose files differ only in the
+    # environment stamp (with this env_note): their names. Content drift comes before it.
+    environment_only: list[str] = field(default_factory=list)
 
 
 def from_check(result) -> list[Finding]:
@@ -44,6 +47,17 @@ def from_check(result) -> list[Finding]:
     for report in result.notebooks:
         subject = re.match(r"DRIFT (\S+)", report)
         found.append(Finding(subject[1] if subject else "a notebook", False, report))
+    reports = drift.environment_reports(result.environment_only)
+    for (note, snippets), report in zip(
+        drift.environment_groups(result.environment_only).items(), reports, strict=True
+    ):
+        names = [s.name for s in snippets]
+        subject = f"{len(names)} snippets (environment stamp only)"
+        found.append(
+            Finding(
+                subject, False, report, drift.ENVIRONMENT_FIX, env_note=note, environment_only=names
+            )
+        )
     return found
 
 

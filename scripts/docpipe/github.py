@@ -13,7 +13,8 @@ import json
 import os
 import re
 
-from . import catalog, sources
+from . import catalog, sources, versions
+from .drift import marked, with_marks
 from .findings import Finding
 from .paths import ROOT, Snippet, rel
 from .sections import SectionError, find_sections
@@ -26,6 +27,8 @@ def annotate(findings: list[Finding], problems: list[str]) -> None:
     for f in findings:
         file, line, message = _where(f)
         verb = "failed" if f.failed else "drifted"
+        if f.environment_only:
+            verb = "differ from their recordings only in the environment stamp"
         print(_command(message, file=file, line=line, title=f"{f.subject} {verb}"))
     for problem in problems:
         m = LOCATION.match(problem)
@@ -42,15 +45,21 @@ def summarise(findings: list[Finding], problems: list[str], checked: int) -> Non
 
 def summary_markdown(findings: list[Finding], problems: list[str], checked: int) -> str:
     failed = sum(f.failed for f in findings)
-    drifted = len(findings) - failed
+    stamp_only = sum(len(f.environment_only) for f in findings)
+    drifted = len(findings) - failed - sum(bool(f.environment_only) for f in findings)
     if not findings and not problems:
         return f"## Snippet check: all {checked} snippets match their recordings\n\n"
-    counts = f"{drifted} drifted, {failed} failed" + (
-        f", {len(problems)} site problems" if problems else ""
+    counts = (
+        f"{drifted} drifted"
+        + (f", {stamp_only} differ only in the environment stamp" if stamp_only else "")
+        + f", {failed} failed"
+        + (f", {len(problems)} site problems" if problems else "")
     )
     out = [f"## Snippet check: {counts} ({checked} snippets checked)\n"]
     for f in findings:
-        out.append(_failure(f) if f.failed else _drift(f))
+        out.append(
+            _failure(f) if f.failed else _environment(f) if f.environment_only else _drift(f)
+        )
     if problems:
         out.append("### Site problems\n")
         out += [f"- `{p}`" for p in problems]
@@ -77,6 +86,10 @@ def _drift(f: Finding) -> str:
         else:
             out.append(f"`{name}` differs from the actual run:\n")
             out.append(_fenced("diff", d.diff))
+            for line, old, new in marked(d):
+                out.append(f"Line {line}, what changed between \u00ab and \u00bb:\n")
+                text = f"recorded: {with_marks(old)}\nrun:      {with_marks(new)}"
+                out.append(_fenced("text", text))
     if figures:
         out.append(
             "The drift report (`--check --report DIR`; CI uploads it as an artifact) shows "
@@ -86,6 +99,19 @@ def _drift(f: Finding) -> str:
         out.append(_fenced("text", f.report))
     out.append(f"**Fix:** `{f.fix}`, then review the diff and commit it.\n")
     return "\n".join(out)
+
+
+def _environment(f: Finding) -> str:
+    """Said once for every snippet whose files differ only in the environment stamp."""
+    listed = ", ".join(f"`{name}`" for name in f.environment_only)
+    return "\n".join(
+        [
+            f"### Only the environment stamp differs ({len(f.environment_only)} snippets)\n",
+            f"The recordings' environment differs: {f.env_note}. Their output, values, figures"
+            f" and claims are the same: {listed}.\n",
+            f"**Fix:** {f.fix}.\n",
+        ]
+    )
 
 
 def _failure(f: Finding) -> str:
@@ -105,6 +131,11 @@ def _where(f: Finding) -> tuple[str, int, str]:
         if m and (ROOT / m[1]).is_file():
             return m[1], int(m[2]), f.report
         return f.subject, 1, f.report
+    if f.environment_only:  # on the pin, which names the torch the records should have
+        pinned = versions.pin()
+        if pinned:
+            return rel(pinned.path), pinned.line, f.report
+        return f.environment_only[0], 1, f.report
     if not f.subject.endswith(".py"):  # a notebook
         return f.subject, 1, f.report
     snippet = Snippet.from_path(f.subject)

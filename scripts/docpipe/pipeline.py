@@ -43,6 +43,11 @@ class CheckResult:
     problems: list[str] = field(default_factory=list)  # only an author can fix these
     failed: dict[Snippet, str] = field(default_factory=dict)  # why each run cannot publish
     drifted: dict[Snippet, str] = field(default_factory=dict)  # the report for each
+    # Snippets whose files differ only in the environment stamp: how the recording's differs.
+    environment_only: dict[Snippet, str] = field(default_factory=dict)
+    # For each verified torch version, the snippets changed since their verification
+    # (docpipe.verify): the site shows them as not verified; `make verify` re-verifies.
+    unverified: dict[str, list[Snippet]] = field(default_factory=dict)
     notebooks: list[str] = field(default_factory=list)  # a report per drifted notebook
     # For reviewers' reports (docpipe.findings): each drifted snippet's differences and the
     # files its run would publish.
@@ -71,11 +76,14 @@ class AuditResult:
     reader_disclosed: dict[Snippet, str] = field(default_factory=dict)  # said beside the block
 
 
-def preflight(cat: Catalog, snippets: list[Snippet], writing_outputs: bool = False) -> list[str]:
+def preflight(
+    cat: Catalog, snippets: list[Snippet], writing_outputs: bool = False, records: bool = False
+) -> list[str]:
     """Problems that stop regen before anything runs: the site's own (pages, includes, values,
-    nav) and section markers pymdownx would read otherwise than the runner. A recorded output
-    that does not exist yet is drift, not a problem: regen writes it."""
-    from . import consistency
+    nav), section markers pymdownx would read otherwise than the runner, and a running torch
+    other than the pinned one (with `records`, also records made with another). A recorded
+    output that does not exist yet is drift, not a problem: regen writes it."""
+    from . import consistency, versions
     from .sections import SectionError, find_sections
 
     found = []
@@ -84,6 +92,7 @@ def preflight(cat: Catalog, snippets: list[Snippet], writing_outputs: bool = Fal
             find_sections(snippet.source.read_text(encoding="utf-8"), snippet.name)
         except SectionError as e:
             found.append(str(e))
+    found += versions.problems(snippets if records else [])
     return found + consistency.page_problems(cat, outputs_made_later=writing_outputs)
 
 
@@ -93,7 +102,9 @@ def site_problems(cat: Catalog, snippets: list[Snippet] | None = None) -> list[s
     from . import consistency
 
     chosen = cat.snippets if snippets is None else snippets
-    return preflight(cat, chosen, writing_outputs=True) + consistency.output_problems(cat)
+    return preflight(cat, chosen, writing_outputs=True, records=True) + (
+        consistency.output_problems(cat)
+    )
 
 
 def run(snippets: list[Snippet], cat: Catalog, opts: Options, label: str, **pool_args) -> dict:
@@ -159,7 +170,7 @@ def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | No
 
 def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool) -> CheckResult:
     """Run every snippet and compare what it would publish with what is committed."""
-    from . import drift
+    from . import drift, verify
     from .environment import stamp
     from .pages import pages_using
 
@@ -168,7 +179,7 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
     result.problems = (
         site_problems(cat, snippets)
         if whole_site
-        else preflight(cat, snippets, writing_outputs=True)
+        else preflight(cat, snippets, writing_outputs=True, records=True)
     )
     named = {p.split(":", 1)[0] for p in result.problems}
     runnable = [s for s in snippets if s.name not in named]  # a broken one is a problem only
@@ -186,6 +197,14 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
         drifts = drift.compare(files, on_disk.get(snippet, set()))
         if drifts:
             note = drift.environment_note(drift.recorded_environment(snippet), env)
+            content = drift.without_environment(
+                snippet, cat.settings[snippet], outcomes[snippet], env, on_disk.get(snippet, set())
+            )
+            if content is not None:
+                drifts, files = content
+            if not drifts:
+                result.environment_only[snippet] = note
+                continue
             result.drifted[snippet] = drift.report(snippet, drifts, pages_using(snippet), note)
             result.evidence[snippet] = (drifts, files)
     result.notebooks = notebooks
@@ -193,6 +212,7 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
         f"{rel(p)}: left by a regen that was killed; the next regen removes it"
         for p in writing.leftovers()
     ]
+    result.unverified = verify.unverified(runnable, cat)
     return result
 
 

@@ -16,7 +16,7 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-from .drift import Drift
+from .drift import Drift, marked
 from .findings import Finding
 from .paths import rel
 
@@ -34,7 +34,13 @@ def write(findings: list[Finding], problems: list[str], checked: int, directory:
 
 def page(findings: list[Finding], problems: list[str], checked: int) -> str:
     failed = sum(f.failed for f in findings)
-    counts = f"{len(findings) - failed} drifted, {failed} failed, {len(problems)} site problems"
+    stamp_only = sum(len(f.environment_only) for f in findings)
+    drifted = len(findings) - failed - sum(bool(f.environment_only) for f in findings)
+    counts = (
+        f"{drifted} drifted"
+        + (f", {stamp_only} differ only in the environment stamp" if stamp_only else "")
+        + f", {failed} failed, {len(problems)} site problems"
+    )
     where = os.environ.get("GITHUB_SHA", "")
     contents = "".join(
         f'<li><a href="#f{i}">{_badge(f)} <code>{_e(f.subject)}</code></a></li>'
@@ -66,6 +72,13 @@ def _finding(index: int, f: Finding) -> str:
         parts.append("<p>Shown on " + ", ".join(f"<code>{_e(p)}</code>" for p in f.pages) + ".</p>")
     if f.env_note:
         parts.append(f"<p class='note'>The recording's environment differs: {_e(f.env_note)}.</p>")
+    if f.environment_only:
+        names = ", ".join(f"<code>{_e(n)}</code>" for n in f.environment_only)
+        parts.append(
+            f"<p>Only the environment stamp differs; the output, values, figures and claims of"
+            f" these snippets are the same: {names}.</p><p class='fix'>Fix: {_e(f.fix)}.</p>"
+        )
+        return "".join(parts) + "</section>"
     if f.failed:
         parts.append("<p>The run failed, so nothing was compared:</p>")
         parts.append(f"<pre>{_e(f.report)}</pre>")
@@ -91,6 +104,8 @@ def _finding(index: int, f: Finding) -> str:
 
 
 def _badge(f: Finding) -> str:
+    if f.environment_only:
+        return '<span class="badge drifted">environment only</span>'
     return (
         '<span class="badge failed">failed</span>'
         if f.failed
@@ -109,7 +124,19 @@ def _text(d: Drift, actual: bytes | None) -> str:
     table = difflib.HtmlDiff(tabsize=4).make_table(
         recorded, now, "recorded", "actual run", context=True, numlines=3
     )
-    return f"<h3><code>{name}</code> differs</h3><div class='diff-wrap'>{table}</div>"
+    changed = "".join(
+        f"<li>line {line}: recorded <code>{_marked(old)}</code>,"
+        f" run <code>{_marked(new)}</code></li>"
+        for line, old, new in marked(d)
+    )
+    changed = f"<ul class='changed'>{changed}</ul>" if changed else ""
+    return f"<h3><code>{name}</code> differs</h3>{changed}<div class='diff-wrap'>{table}</div>"
+
+
+def _marked(parts: tuple[str, str, str]) -> str:
+    """An excerpt of docpipe.drift.marked, its changed part in <mark>."""
+    before, changed, after = parts
+    return f"{_e(before)}<mark>{_e(changed)}</mark>{_e(after)}"
 
 
 def _figure(d: Drift, actual: bytes | None, theme: str) -> str:

@@ -1,0 +1,441 @@
+"""Verification against other torch versions: every snippet run under another torch, in a
+virtual environment of its own, with the same runner, and compared with its recording.
+
+`python scripts/regen.py --verify 2.14.1` builds .cache/verify/torch-2.14.1/ (python -m venv,
+then pip install torch==2.14.1 and the other run dependencies of pyproject.toml), runs every
+snippet there (the child side of this module, `python -m docpipe.verify --child`, which stamps
+each run with its recording's environment so that only content can differ), and writes
+verified/torch-2.14.1.json: per snippet, "same", or "differs" with the exact differences, or
+"failed" with the error, and which of its checked claims held. It never changes a recording.
+
+Each entry keeps what it was compared with (a digest of the recorded files, the stamp left out,
+and the recorded inputs), so a snippet changed or re-recorded since is "not verified" for that
+version: `--check` says so, and the site shows it (docpipe.reproduced).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+import tomllib
+from dataclasses import dataclass, field, replace
+from functools import cache
+from pathlib import Path
+
+from .paths import ROOT, Snippet, generated_index, rel
+
+VERIFIED = ROOT / "verified"
+VENVS = ROOT / ".cache" / "verify"
+SAME, DIFFERS, FAILED, STALE = "same", "differs", "failed", "not verified"
+HELD, BROKE, NOT_RUN = "held", "failed", "not run"
+
+
+class VerifyError(Exception):
+    """The verification could not run (its venv, its install); the message says why."""
+
+
+def result_path(version: str, root: Path | None = None) -> Path:
+    return (root or VERIFIED) / f"torch-{version}.json"
+
+
+def venv_path(version: str) -> Path:
+    return VENVS / f"torch-{version}"
+
+
+def command(version: str) -> str:
+    return f"python scripts/regen.py --verify {version}"
+
+
+# ---- the environment -------------------------------------------------------------------------
+
+
+def requirements(version: str, pyproject: Path | None = None) -> list[str]:
+    """What the venv of a version gets: that torch, and every other run dependency as pinned."""
+    from packaging.requirements import Requirement
+
+    from .versions import PYPROJECT
+
+    config = tomllib.loads((pyproject or PYPROJECT).read_text(encoding="utf-8"))
+    run = config["project"]["optional-dependencies"]["run"]
+    # The runner reads sections with pymdownx's grammar, and a snippet may use what the site
+    # uses (snippets/authoring/drift_report.py runs the check): the site's dependencies too.
+    site = config["project"]["dependencies"]
+    return [f"torch=={version}", *(r for r in run if Requirement(r).name != "torch"), *site]
+
+
+def ensure_venv(version: str, say=print) -> tuple[Path, float]:
+    """The venv's python (built when missing or when its requirements changed), and the
+    seconds its install took (0 when it was there)."""
+    venv = venv_path(version)
+    python = venv / "bin" / "python"
+    wanted = "\n".join(requirements(version)) + "\n"
+    done = venv / "docpipe-requirements.txt"
+    if python.exists() and done.is_file() and done.read_text() == wanted:
+        return python, 0.0
+    started = time.perf_counter()
+    say(f"verify {version}: installing torch=={version} and the run dependencies into {rel(venv)}")
+    steps = [
+        [sys.executable, "-m", "venv", str(venv)],
+        [str(python), "-m", "pip", "install", "--quiet", *wanted.split()],
+    ]
+    for step in steps:
+        run = subprocess.run(step, capture_output=True, text=True)
+        if run.returncode:
+            tail = "\n".join((run.stderr or run.stdout).strip().splitlines()[-15:])
+            raise VerifyError(f"verify {version}: `{' '.join(step)}` failed:\n{tail}")
+    done.write_text(wanted)
+    return python, time.perf_counter() - started
+
+
+# ---- the child: runs in the venv of the other version ---------------------------------------
+
+
+def child(out: Path, jobs: int) -> None:
+    """Run every snippet in this interpreter's torch; write what each would publish, stamped
+    with its recording's environment (so that only content can differ), or why it failed."""
+    import docpipe.warm  # noqa: F401  (what the zygote imports: a missing package fails here)
+
+    from . import artifacts, catalog, pipeline
+    from .drift import recorded_environment
+    from .environment import stamp
+    from .machine import fork_available
+
+    cat = catalog.load()
+    opts = pipeline.Options(jobs=jobs, fork=fork_available())
+    outcomes = pipeline.run(cat.snippets, cat, opts, "verify")
+    found = {}
+    for snippet in cat.snippets:
+        outcome = outcomes[snippet]
+        result = outcome.result
+        if result.status == "ok" and result.writes:
+            result.status, result.error = "error", f"wrote into the repository: {result.writes}"
+        if result.status != "ok":
+            found[snippet.name] = {
+                "status": "error",
+                "error": result.error.partition("\n")[0],
+                "failed_section": result.failed_section,
+            }
+            continue
+        env = recorded_environment(snippet) or stamp()
+        try:
+            files = artifacts.build(snippet, cat.settings[snippet], outcome, env)
+        except artifacts.OutputError as e:
+            found[snippet.name] = {"status": "error", "error": str(e), "failed_section": None}
+            continue
+        texts = {rel(p): data.decode("utf-8") for p, data in files.items()}
+        found[snippet.name] = {"status": "ok", "files": texts}
+    out.write_text(json.dumps({"environment": stamp(), "snippets": found}), encoding="utf-8")
+
+
+# ---- judging, in the project's own environment ----------------------------------------------
+
+
+def recorded_digest(snippet: Snippet, on_disk: set[Path] | None = None) -> str:
+    """What a verification compared with: the snippet's recorded files, the stamp left out."""
+    from .record import RecordError, load
+
+    files = on_disk if on_disk is not None else recorded_files(snippet)
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        data = path.read_bytes()
+        if path == snippet.record:
+            try:
+                data = replace(load(snippet), environment={}).to_bytes()
+            except RecordError:
+                pass
+        digest.update(f"{rel(path)}\0{len(data)}\0".encode() + data)
+    return digest.hexdigest()
+
+
+def recorded_files(snippet: Snippet) -> set[Path]:
+    """The snippet's generated files on disk (by the naming rule, its key's last part holds no
+    dot: <name>.txt, <name>.json, <name>.<figure>.svg), without walking docs/generated/."""
+    name = snippet.record.stem
+    return {p for p in snippet.record.parent.glob(f"{name}.*") if p.name.split(".")[0] == name}
+
+
+def recorded_inputs(snippet: Snippet) -> dict[str, str]:
+    from .record import RecordError, load
+
+    try:
+        return dict(load(snippet).inputs)
+    except RecordError:
+        return {}
+
+
+def cited_claims(snippet: Snippet) -> list[str]:
+    """The sections of a snippet that pages cite as checked claims, in source order."""
+    from .claims import find
+    from .pages import markdown_pages
+    from .sections import SectionError, find_sections
+
+    cited = {c.section for page in markdown_pages() for c in find(page) if c.snippet == snippet}
+    try:
+        order = list(find_sections(snippet.source.read_text(encoding="utf-8"), snippet.name))
+    except (OSError, SectionError):
+        order = []
+    return sorted(cited, key=lambda s: (order.index(s) if s in order else len(order), s))
+
+
+def judge(snippet: Snippet, ran: dict, on_disk: set[Path]) -> dict:
+    """One snippet's entry: its verdict, its differences, and which of its claims held."""
+    from . import drift
+
+    entry: dict = {
+        "recorded": recorded_digest(snippet, on_disk),
+        "inputs": recorded_inputs(snippet),
+    }
+    claims = cited_claims(snippet)
+    if ran["status"] != "ok":
+        entry.update(verdict=FAILED, error=ran["error"])
+        failed = ran.get("failed_section")
+        held = claims[: claims.index(failed)] if failed in claims else []
+        entry["claims"] = {
+            c: HELD if c in held else BROKE if c == failed else NOT_RUN for c in claims
+        }
+        return entry
+    files = {ROOT / name: text.encode() for name, text in ran["files"].items()}
+    drifts = drift.compare(files, on_disk)
+    entry["verdict"] = DIFFERS if drifts else SAME
+    if drifts:
+        entry["differences"] = [
+            {
+                "file": rel(d.path),
+                "problem": d.problem,
+                "diff": d.diff,
+                "lines": [[c.line, c.recorded, c.actual] for c in d.changes],
+            }
+            for d in drifts
+        ]
+    entry["claims"] = {c: HELD for c in claims}
+    return entry
+
+
+def verify(version: str, jobs: int, say=print) -> tuple[dict, dict[str, float]]:
+    """Run every snippet under torch `version` and judge each; nothing is written. Returns
+    the verification and how long its parts took (install, run)."""
+    from . import catalog
+    from .versions import pin
+
+    python, installed = ensure_venv(version, say)
+    started = time.perf_counter()
+    out = venv_path(version) / "verify-run.json"
+    out.unlink(missing_ok=True)
+    say(f"verify {version}: running every snippet under {rel(python)}")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
+    run = subprocess.run(
+        [str(python), "-m", "docpipe.verify", "--child", str(out), "--jobs", str(jobs)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if run.returncode or not out.is_file():
+        tail = "\n".join((run.stderr or run.stdout).strip().splitlines()[-20:])
+        raise VerifyError(f"verify {version}: the run under torch {version} failed:\n{tail}")
+    child_result = json.loads(out.read_text(encoding="utf-8"))
+    seconds = time.perf_counter() - started
+    cat = catalog.load()
+    on_disk = generated_index()
+    pinned = pin()
+    snippets = {
+        s.name: judge(s, child_result["snippets"][s.name], on_disk.get(s, set()))
+        for s in cat.snippets
+        if s.name in child_result["snippets"]
+    }
+    result = {
+        "torch": version,
+        "environment": child_result["environment"],
+        "compared_with": pinned.torch if pinned else "",
+        "snippets": snippets,
+    }
+    return result, {"install": installed, "run": seconds}
+
+
+def to_bytes(verification: dict) -> bytes:
+    return (json.dumps(verification, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def verdicts(verification: dict) -> dict[str, tuple]:
+    """What a verification found, without the environment that found it: the CI job compares
+    these with the committed file (its CPU build may stamp another build than this one)."""
+    return {
+        name: (e["verdict"], e.get("differences"), e.get("claims"), e["recorded"])
+        for name, e in verification.get("snippets", {}).items()
+    }
+
+
+# ---- reading a committed verification --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Status:
+    """A snippet's standing under one verified version."""
+
+    version: str
+    verdict: str  # SAME, DIFFERS, FAILED or STALE
+    entry: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def differences(self) -> list[dict]:
+        return self.entry.get("differences", []) if self.verdict == DIFFERS else []
+
+
+def load(version: str, root: Path | None = None) -> dict | None:
+    path = result_path(version, root)
+    if not path.is_file():
+        return None
+    return _load(path, path.stat().st_mtime_ns)
+
+
+@cache
+def _load(path: Path, mtime: int) -> dict | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return None
+
+
+def versions() -> tuple[str, ...]:
+    """The versions the site is verified with: pyproject.toml's list."""
+    from .versions import PinError, pin
+
+    try:
+        pinned = pin()
+    except PinError:
+        return ()
+    return pinned.verify if pinned else ()
+
+
+def status(snippet: Snippet, version: str, settings=None) -> Status:
+    """Whether the committed verification of `version` still holds for the snippet: it does
+    unless the snippet, its inputs or its recording changed since it was verified."""
+    from . import sources
+
+    verification = load(version)
+    entry = (verification or {}).get("snippets", {}).get(snippet.name)
+    if not entry or entry.get("recorded") != recorded_digest(snippet):
+        return Status(version, STALE)
+    if settings is not None and entry.get("inputs"):
+        now = sources.current(snippet, settings, entry["inputs"])
+        if sources.changed(entry["inputs"], now):
+            return Status(version, STALE)
+    return Status(version, entry["verdict"], entry)
+
+
+def unverified(snippets: list[Snippet], cat) -> dict[str, list[Snippet]]:
+    """For each verified version, the snippets its committed verification no longer covers."""
+    found = {}
+    for version in versions():
+        stale = [s for s in snippets if status(s, version, cat.settings[s]).verdict == STALE]
+        if stale:
+            found[version] = stale
+    return found
+
+
+def unverified_report(found: dict[str, list[Snippet]], total: int) -> list[str]:
+    out = []
+    for version, stale in found.items():
+        what = "was never verified" if load(version) is None else "changed since its verification"
+        if len(stale) == total and load(version) is None:
+            names = "every snippet"
+        else:
+            names = ", ".join(s.name for s in stale)
+        out.append(
+            f"NOT VERIFIED with torch {version}: {names} ({len(stale)} of {total}: {what};"
+            f" the site says so). Re-verify: {command(version)}"
+        )
+    return out
+
+
+def summary(verification: dict) -> list[str]:
+    """What a verification found, as the command prints it."""
+    entries = verification["snippets"]
+    by = {v: [n for n, e in entries.items() if e["verdict"] == v] for v in (SAME, DIFFERS, FAILED)}
+    claims = [state for e in entries.values() for state in e.get("claims", {}).values()]
+    out = [
+        f"verify {verification['torch']} ({verification['environment']['torch']}):"
+        f" {len(by[SAME])} same output, {len(by[DIFFERS])} differ, {len(by[FAILED])} failed;"
+        f" {claims.count(HELD)} of {len(claims)} claims held"
+    ]
+    from .drift import changed_span, excerpt, with_marks
+
+    for name in by[DIFFERS]:
+        for d in entries[name]["differences"]:
+            out.append(f"  DIFFERS {name}: {d['file']} {d['problem']}")
+            for line, old, new in d["lines"][:5]:
+                a, b = changed_span(old, new)
+                out.append(f"    line {line}: {with_marks(excerpt(old, a))}")
+                out.append(f"    {' ' * len(f'line {line}')}  {with_marks(excerpt(new, b))}")
+    for name in by[FAILED]:
+        out.append(f"  FAILED {name}: {entries[name]['error']}")
+    return out
+
+
+def command_line(wanted: list[str], check: bool, jobs: int) -> int:
+    """`regen.py --verify [VERSION ...] [--check]`: exit 0 when written (or, with --check,
+    when the committed verification says what a fresh run finds), 1 otherwise, 2 when there
+    is nothing to verify."""
+    from .writing import write_atomic
+
+    chosen = wanted or list(versions())
+    if not chosen:
+        print("error: no version to verify: name one, or list them in pyproject.toml's"
+              " [tool.autograd-docs] verify", file=sys.stderr)  # fmt: skip
+        return 2
+    from packaging.version import InvalidVersion, Version
+
+    for version in chosen:
+        try:
+            Version(version)
+        except InvalidVersion:
+            print(f"error: --verify {version}: not a torch version (as 2.14.1)", file=sys.stderr)
+            return 2
+    status = 0
+    for version in chosen:
+        try:
+            verification, took = verify(version, jobs, say=lambda m: print(m, file=sys.stderr))
+        except VerifyError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+        for line in summary(verification):
+            print(line)
+        print(f"  install {took['install']:.0f} s, run and compare {took['run']:.1f} s")
+        path = result_path(version)
+        if not check:
+            write_atomic(path, to_bytes(verification))
+            print(f"wrote {rel(path)}")
+            continue
+        committed = load(version)
+        if committed is None:
+            print(f"VERIFY {rel(path)} is missing; write it with: {command(version)}")
+            status = 1
+            continue
+        fresh, old = verdicts(verification), verdicts(committed)
+        moved = sorted(n for n in fresh.keys() | old.keys() if fresh.get(n) != old.get(n))
+        for name in moved:
+            print(f"VERIFY {name}: {rel(path)} does not say what a run under {version} finds")
+        if moved:
+            print(f"fix: {command(version)}, then review and commit {rel(path)}")
+            status = 1
+    return status
+
+
+def _child_main(argv: list[str] | None = None) -> int:
+    """`python -m docpipe.verify --child OUT --jobs N`, run by verify() in the other venv."""
+    import argparse
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--child", required=True)
+    p.add_argument("--jobs", type=int, default=1)
+    args = p.parse_args(argv)
+    child(Path(args.child), args.jobs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_child_main())
