@@ -146,11 +146,13 @@ def outcome(figures=None, sections=(), output=b"") -> pool.Outcome:
 FIT_LINE = Snippet("examples/fit_line")
 
 
-@pytest.mark.parametrize("name", ["../../../../escaped", "a/b", "x y", "", "fig.light", "é"])
+@pytest.mark.parametrize(
+    "name", ["../../../../escaped", "../x.dark", "a/b", "x y", "", "fig.light", "é", ".dark"]
+)
 def test_a_figure_name_outside_the_naming_rule_is_refused(name):
     with pytest.raises(artifacts.OutputError) as e:
         artifacts.build(FIT_LINE, Settings(), outcome({name: "<svg/>"}), {})
-    figure = name.partition(".")[0]
+    figure = name.removesuffix(".dark")
     assert str(e.value) == (
         f"snippets/examples/fit_line.py: scripts/figures/examples/fit_line.py names a figure"
         f" {figure!r} (in FIGURES); a figure's name holds only letters, digits, '_' and '-',"
@@ -351,6 +353,7 @@ def _dead_pid() -> int:
 
 def test_job_folders_of_dead_runners_are_removed(tmp_path, monkeypatch):
     monkeypatch.setattr(pool, "_in_memory", lambda: str(tmp_path))
+    monkeypatch.setattr(pool, "IN_MEMORY", str(tmp_path))
     pool._sweep.cache_clear()
     gone = _dead_pid()
     (tmp_path / f"docpipe-{gone}-abc").mkdir()

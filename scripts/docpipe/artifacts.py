@@ -43,8 +43,9 @@ def build(snippet: Snippet, settings: Settings, outcome: Outcome, env: dict) -> 
     record = Record(snippet.command, env, pieces, outcome.result.values, changed, inputs)
     files = {snippet.output: output.encode(), snippet.record: record.to_bytes()}
     for name, svg in outcome.result.figures.items():
-        figure, _, theme = name.partition(".")
-        if not KEY_PART.fullmatch(figure) or theme not in ("", *THEMES[1:]):
+        theme = next((t for t in THEMES[1:] if name.endswith(f".{t}")), "")
+        figure = name.removesuffix(f".{theme}") if theme else name
+        if not KEY_PART.fullmatch(figure):
             raise OutputError(
                 f"{snippet.name}: {rel(snippet.figure_code)} names a figure {figure!r} (in"
                 " FIGURES); a figure's name holds only letters, digits, '_' and '-', as"
