@@ -17,7 +17,7 @@ import pytest
 
 from docpipe import artifacts, cache, catalog, cli, execute, pool, writing
 from docpipe.catalog import Settings
-from docpipe.paths import Snippet
+from docpipe.paths import ROOT, Snippet
 
 
 @pytest.mark.parametrize(
@@ -394,3 +394,15 @@ def test_a_read_file_edited_during_the_run_is_not_taken_as_read(tmp_path, monkey
     found = cache.with_reads({}, ["data.bin"], cache.Digests({}), earlier)
     assert found == {"data.bin": cache.EDITED_DURING_RUN}
     assert cache.on_disk(found, cache.Digests({})) != found
+
+
+def test_a_file_the_run_read_beyond_open_is_named_in_its_record():
+    data = "snippets/by_hand/leaves.py"  # any repository file the run read without open()
+    run = outcome()
+    run.result.inputs = dict(INPUTS)
+    run.result.reads = [data, FIGURES, "docs/index.md"]
+    files = artifacts.build(FIT_LINE, Settings(), run, {})
+    recorded = json.loads(files[FIT_LINE.record])["inputs"]
+    assert recorded[data] == hashlib.sha256((ROOT / data).read_bytes()).hexdigest()
+    assert recorded[FIGURES] == "absent"  # already an input: the run's own fingerprint stays
+    assert "docs/index.md" not in recorded  # records name only what an author edits
