@@ -17,7 +17,7 @@ import pytest
 
 from docpipe import artifacts, cache, catalog, cli, execute, pool, writing
 from docpipe.catalog import Settings
-from docpipe.paths import Snippet
+from docpipe.paths import ROOT, Snippet
 
 
 @pytest.mark.parametrize(
@@ -146,11 +146,13 @@ def outcome(figures=None, sections=(), output=b"") -> pool.Outcome:
 FIT_LINE = Snippet("examples/fit_line")
 
 
-@pytest.mark.parametrize("name", ["../../../../escaped", "a/b", "x y", "", "fig.light", "é"])
+@pytest.mark.parametrize(
+    "name", ["../../../../escaped", "../x.dark", "a/b", "x y", "", "fig.light", "é", ".dark"]
+)
 def test_a_figure_name_outside_the_naming_rule_is_refused(name):
     with pytest.raises(artifacts.OutputError) as e:
         artifacts.build(FIT_LINE, Settings(), outcome({name: "<svg/>"}), {})
-    figure = name.partition(".")[0]
+    figure = name.removesuffix(".dark")
     assert str(e.value) == (
         f"snippets/examples/fit_line.py: scripts/figures/examples/fit_line.py names a figure"
         f" {figure!r} (in FIGURES); a figure's name holds only letters, digits, '_' and '-',"
@@ -351,6 +353,7 @@ def _dead_pid() -> int:
 
 def test_job_folders_of_dead_runners_are_removed(tmp_path, monkeypatch):
     monkeypatch.setattr(pool, "_in_memory", lambda: str(tmp_path))
+    monkeypatch.setattr(pool, "IN_MEMORY", str(tmp_path))
     pool._sweep.cache_clear()
     gone = _dead_pid()
     (tmp_path / f"docpipe-{gone}-abc").mkdir()
@@ -391,3 +394,15 @@ def test_a_read_file_edited_during_the_run_is_not_taken_as_read(tmp_path, monkey
     found = cache.with_reads({}, ["data.bin"], cache.Digests({}), earlier)
     assert found == {"data.bin": cache.EDITED_DURING_RUN}
     assert cache.on_disk(found, cache.Digests({})) != found
+
+
+def test_a_file_the_run_read_beyond_open_is_named_in_its_record():
+    data = "snippets/by_hand/leaves.py"  # any repository file the run read without open()
+    run = outcome()
+    run.result.inputs = dict(INPUTS)
+    run.result.reads = [data, FIGURES, "docs/index.md"]
+    files = artifacts.build(FIT_LINE, Settings(), run, {})
+    recorded = json.loads(files[FIT_LINE.record])["inputs"]
+    assert recorded[data] == hashlib.sha256((ROOT / data).read_bytes()).hexdigest()
+    assert recorded[FIGURES] == "absent"  # already an input: the run's own fingerprint stays
+    assert "docs/index.md" not in recorded  # records name only what an author edits

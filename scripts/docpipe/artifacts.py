@@ -7,7 +7,7 @@ from pathlib import Path
 from . import sources
 from .catalog import Settings
 from .normalise import normalise, normalise_noting
-from .paths import KEY_PART, THEMES, Snippet, rel
+from .paths import KEY_PART, ROOT, THEMES, Snippet, rel
 from .pool import Outcome
 from .record import Record
 
@@ -39,12 +39,17 @@ def build(snippet: Snippet, settings: Settings, outcome: Outcome, env: dict) -> 
         pieces.append((section, normalise(piece, settings.normalise)))
         start = end
     output, changed = normalise_noting(text, settings.normalise)
-    inputs = sources.inputs(settings, outcome.result.inputs)
+    # What the run read beyond open() (execute.Result.reads) is an input too: fingerprinted
+    # here, so the record names it and `mkdocs serve` sees it change (docpipe.live).
+    reads = getattr(outcome.result, "reads", [])
+    read = {r: sources.file_digest(ROOT / r) for r in reads if r not in outcome.result.inputs}
+    inputs = sources.inputs(settings, {**outcome.result.inputs, **read})
     record = Record(snippet.command, env, pieces, outcome.result.values, changed, inputs)
     files = {snippet.output: output.encode(), snippet.record: record.to_bytes()}
     for name, svg in outcome.result.figures.items():
-        figure, _, theme = name.partition(".")
-        if not KEY_PART.fullmatch(figure) or theme not in ("", *THEMES[1:]):
+        theme = next((t for t in THEMES[1:] if name.endswith(f".{t}")), "")
+        figure = name.removesuffix(f".{theme}") if theme else name
+        if not KEY_PART.fullmatch(figure):
             raise OutputError(
                 f"{snippet.name}: {rel(snippet.figure_code)} names a figure {figure!r} (in"
                 " FIGURES); a figure's name holds only letters, digits, '_' and '-', as"

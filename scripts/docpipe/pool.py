@@ -223,12 +223,12 @@ def _sweep() -> None:
     """Once a process: remove the job folders of runners that are gone (a killed regen's)."""
     from .writing import alive
 
-    folder = _in_memory() or tempfile.gettempdir()
-    with contextlib.suppress(OSError), os.scandir(folder) as entries:
-        for entry in entries:
-            m = JOB_FOLDER.match(entry.name)
-            if m and not alive(int(m["pid"])) and entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path, ignore_errors=True)
+    for folder in dict.fromkeys([IN_MEMORY, tempfile.gettempdir()]):  # wherever they were
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            for entry in entries:
+                m = JOB_FOLDER.match(entry.name)
+                if m and not alive(int(m["pid"])) and entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
 
 
 @functools.cache

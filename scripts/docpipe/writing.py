@@ -10,7 +10,6 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from secrets import token_hex
 
 from .paths import ROOT, rel
 
@@ -66,7 +65,7 @@ class Batch:
         """Keep the old version of `path` beside it (a hard link: no copy), if it has one."""
         if not path.exists():
             return None
-        backup = os.fspath(path.with_name(f".{path.name}.{os.getpid()}.{token_hex(4)}.old"))
+        backup = os.fspath(path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.old"))
         try:
             os.link(path, backup)
         except OSError:  # a file system without hard links
