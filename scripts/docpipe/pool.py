@@ -320,6 +320,8 @@ def _collect(
         if not error and job.result.exists():
             data = json.loads(job.result.read_text(encoding="utf-8"))
             result = Result(**data)
+            if result.status == "ok" and not result.sealed and execute.sealable():
+                error = "ran unsealed: its process could not restrict itself with Landlock"
         elif not error:
             error = _death(exitcode)
         try:
