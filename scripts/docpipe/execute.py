@@ -280,27 +280,35 @@ def children() -> list[int]:
     return found
 
 
-def end_children(keep: set[int] = frozenset()) -> list[tuple[int, list[str]]]:
-    """Kill every child of this process but `keep`, and every process they leave (adopted by
-    this one, its reaper), until none is left; return the (pid, command) of each one that was
-    still running. One that had already ended is collected without a word."""
+def end_children(
+    keep: set[int] = frozenset(), groups: set[int] = frozenset()
+) -> list[tuple[int, list[str]]]:
+    """Kill every child of this process but `keep` and those in a process group of `groups`,
+    and every process they leave (adopted by this one, its reaper), until none is left; return
+    the (pid, command) of each one that was still running. One that had already ended is
+    collected without a word."""
     ended: list[tuple[int, list[str]]] = []
     for _ in range(1000):
-        found = [pid for pid in children() if pid not in keep]
-        if not found:
-            break
-        for pid in found:
+        found = []
+        for pid in children():
+            if pid in keep:
+                continue
             try:
                 with open(f"/proc/{pid}/stat", "rb") as f:
-                    state = f.read().rsplit(b")", 1)[1].split()[0]
+                    state, _, group = f.read().rsplit(b")", 1)[1].split()[:3]
                 with open(f"/proc/{pid}/cmdline", "rb") as f:
                     command = [os.fsdecode(w) for w in f.read().split(b"\0") if w]
-            except (OSError, IndexError):
+            except (OSError, ValueError):
                 continue
+            if int(group) in groups:
+                continue
+            found.append(pid)
             if state != b"Z":
                 ended.append((pid, command))
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
+        if not found:
+            break
         for pid in found:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
