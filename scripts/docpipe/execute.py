@@ -24,7 +24,6 @@ import io
 import json
 import os
 import random
-import resource
 import shlex
 import signal
 import sys
@@ -36,6 +35,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import figures, landlock, sections, sourceonly
+
+try:
+    import resource
+except ImportError:  # Windows
+    resource = None
 from .paths import ABSENT, DOCS, FIGURE_CODE, GENERATED, NOTEBOOKS, ROOT, SNIPPETS, Snippet
 
 # The fixed environment of every run. None of it changes a result; it makes runs repeatable.
@@ -255,7 +259,8 @@ def _cap_files() -> None:
     """No file a run writes, its output among them, grows past FILE_CAP: an endless print
     stops at once (OSError EFBIG for this process; a process it starts is killed by SIGXFSZ or
     gets EFBIG), instead of filling the job's file system until the timeout."""
-    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_CAP, FILE_CAP))
+    if resource is not None:  # not on Windows
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_CAP, FILE_CAP))
 
 
 _PR_SET_CHILD_SUBREAPER = 36
@@ -265,8 +270,9 @@ def _reap_descendants() -> None:
     """Make this process the reaper of every process the snippet starts: one whose parent ends
     (a daemon's double fork) is adopted by this process, not by init, so none escapes the
     sweep at the end of the run. Its own process group too, for the parent to kill at once."""
-    ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    with contextlib.suppress(OSError):
+    if sys.platform == "linux":  # elsewhere the parent kills the process group at a timeout
+        ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    with contextlib.suppress(OSError, AttributeError):  # no process groups on Windows
         os.setpgid(0, 0)
 
 

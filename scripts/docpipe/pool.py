@@ -276,7 +276,7 @@ def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, O
             for sentinel, (process, job, started, deadline) in list(running.items()):
                 if time.monotonic() >= deadline:
                     left = _group(process.pid)  # what it started (its process group)
-                    with contextlib.suppress(OSError):
+                    with contextlib.suppress(OSError, AttributeError):  # none on Windows
                         os.killpg(process.pid, signal.SIGKILL)
                     process.kill()
                     process.join()
@@ -297,7 +297,11 @@ def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, O
 def _group(leader: int) -> list[tuple[int, list[str]]]:
     """The (pid, command) of every process in the process group `leader` leads, but it."""
     found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        pids = list(filter(str.isdigit, os.listdir("/proc")))
+    except OSError:  # no /proc (macOS): the group is killed unnamed
+        pids = []
+    for pid in pids:
         try:
             with open(f"/proc/{pid}/stat", "rb") as f:
                 fields = f.read().rsplit(b")", 1)[1].split()
