@@ -216,6 +216,20 @@ def test_what_a_snippet_leaves_running_is_killed_and_named(recorded):
     only_sources_changed(recorded, *(f"l_{name}" for name in [*LEFT, "timeout"]))
 
 
+def test_in_fresh_interpreters_what_a_timed_out_snippet_started_is_killed_and_named(recorded):
+    recorded.write(
+        "snippets/l_fresh.py",
+        "import subprocess\nimport time\n\nsubprocess.Popen(['sleep', '1785'])\ntime.sleep(60)\n",
+    )
+    add_to_page(recorded, "l_fresh")
+    run = recorded.regen("--no-fork", "--timeout", "3", "snippets/l_fresh.py")
+    said = failures(run.stderr)["l_fresh"]
+    assert said.startswith("FAILED snippets/l_fresh.py: timed out after 3 s; left processes")
+    assert "(sleep 1785)" in said
+    time.sleep(0.2)
+    assert running("sleep 1785") == []
+
+
 def test_a_byte_order_mark_is_accepted_as_python_accepts_it(recorded):
     recorded.write("snippets/bom.py", '\ufeffprint("with a mark")\n')
     add_to_page(recorded, "bom")

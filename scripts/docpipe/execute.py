@@ -24,7 +24,6 @@ import io
 import json
 import os
 import random
-import resource
 import shlex
 import signal
 import sys
@@ -36,6 +35,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import figures, landlock, sections, sourceonly
+
+try:
+    import resource
+except ImportError:  # Windows
+    resource = None
 from .paths import ABSENT, DOCS, FIGURE_CODE, GENERATED, NOTEBOOKS, ROOT, SNIPPETS, Snippet
 
 # The fixed environment of every run. None of it changes a result; it makes runs repeatable.
@@ -273,7 +277,8 @@ def _cap_files() -> None:
     """No file a run writes, its output among them, grows past FILE_CAP: an endless print
     stops at once (OSError EFBIG for this process; a process it starts is killed by SIGXFSZ or
     gets EFBIG), instead of filling the job's file system until the timeout."""
-    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_CAP, FILE_CAP))
+    if resource is not None:  # not on Windows
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_CAP, FILE_CAP))
 
 
 _PR_SET_CHILD_SUBREAPER = 36
@@ -283,8 +288,9 @@ def _reap_descendants() -> None:
     """Make this process the reaper of every process the snippet starts: one whose parent ends
     (a daemon's double fork) is adopted by this process, not by init, so none escapes the
     sweep at the end of the run. Its own process group too, for the parent to kill at once."""
-    ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    with contextlib.suppress(OSError):
+    if sys.platform == "linux":  # elsewhere the parent kills the process group at a timeout
+        ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    with contextlib.suppress(OSError, AttributeError):  # no process groups on Windows
         os.setpgid(0, 0)
 
 
@@ -298,27 +304,35 @@ def children() -> list[int]:
     return found
 
 
-def end_children(keep: set[int] = frozenset()) -> list[tuple[int, list[str]]]:
-    """Kill every child of this process but `keep`, and every process they leave (adopted by
-    this one, its reaper), until none is left; return the (pid, command) of each one that was
-    still running. One that had already ended is collected without a word."""
+def end_children(
+    keep: set[int] = frozenset(), groups: set[int] = frozenset()
+) -> list[tuple[int, list[str]]]:
+    """Kill every child of this process but `keep` and those in a process group of `groups`,
+    and every process they leave (adopted by this one, its reaper), until none is left; return
+    the (pid, command) of each one that was still running. One that had already ended is
+    collected without a word."""
     ended: list[tuple[int, list[str]]] = []
     for _ in range(1000):
-        found = [pid for pid in children() if pid not in keep]
-        if not found:
-            break
-        for pid in found:
+        found = []
+        for pid in children():
+            if pid in keep:
+                continue
             try:
                 with open(f"/proc/{pid}/stat", "rb") as f:
-                    state = f.read().rsplit(b")", 1)[1].split()[0]
+                    state, _, group = f.read().rsplit(b")", 1)[1].split()[:3]
                 with open(f"/proc/{pid}/cmdline", "rb") as f:
                     command = [os.fsdecode(w) for w in f.read().split(b"\0") if w]
-            except (OSError, IndexError):
+            except (OSError, ValueError):
                 continue
+            if int(group) in groups:
+                continue
+            found.append(pid)
             if state != b"Z":
                 ended.append((pid, command))
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
+        if not found:
+            break
         for pid in found:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import functools
 import os
 import platform
 from collections.abc import Iterable
@@ -54,12 +55,15 @@ class Unavailable(OSError):
     """This kernel (or its configuration) has no Landlock."""
 
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.syscall.restype = ctypes.c_long
+@functools.cache
+def _libc():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    return libc
 
 
 def _call(number: int, *args) -> int:
-    found = _libc.syscall(number, *args)
+    found = _libc().syscall(number, *args)
     if found < 0:
         code = ctypes.get_errno()
         raise OSError(code, os.strerror(code))
@@ -106,7 +110,7 @@ def restrict(
         for paths, rights in ((listable, READ_DIR), (readable, READ), (writable, READ | CHANGE)):
             for path in paths:
                 _allow(ruleset, path, rights & handled)
-        if _libc.prctl(_NO_NEW_PRIVS, ctypes.c_ulong(1), 0, 0, 0) != 0:
+        if _libc().prctl(_NO_NEW_PRIVS, ctypes.c_ulong(1), 0, 0, 0) != 0:
             code = ctypes.get_errno()
             raise OSError(code, os.strerror(code))
         _call(_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0))

@@ -293,13 +293,15 @@ def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, O
                 on_done(outcome)
             for sentinel, (process, job, started, deadline) in list(running.items()):
                 if time.monotonic() >= deadline:
-                    with contextlib.suppress(OSError):  # its process group: what it started
+                    left = _group(process.pid)  # what it started (its process group)
+                    with contextlib.suppress(OSError, AttributeError):  # none on Windows
                         os.killpg(process.pid, signal.SIGKILL)
                     process.kill()
                     process.join()
                     del running[sentinel]
                     timeout = deadline - started
-                    outcome = _collect(job, None, timeout, f"timed out after {timeout:g} s")
+                    why = f"timed out after {timeout:g} s"
+                    outcome = _collect(job, None, timeout, why, execute.describe(left))
                     outcomes[job.key] = outcome
                     on_done(outcome)
     finally:
@@ -308,6 +310,26 @@ def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, O
             process.join()
             shutil.rmtree(job.workdir, ignore_errors=True)
     return outcomes
+
+
+def _group(leader: int) -> list[tuple[int, list[str]]]:
+    """The (pid, command) of every process in the process group `leader` leads, but it."""
+    found = []
+    try:
+        pids = list(filter(str.isdigit, os.listdir("/proc")))
+    except OSError:  # no /proc (macOS): the group is killed unnamed
+        pids = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                command = [os.fsdecode(w) for w in f.read().split(b"\0") if w]
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == leader and int(pid) != leader and fields[0] != b"Z":
+            found.append((int(pid), command))
+    return found
 
 
 def _collect(
@@ -322,6 +344,9 @@ def _collect(
                 result = parsed(job.result.read_bytes(), job.key)
             except (OSError, MalformedResult) as e:
                 error = f"its run left a malformed result ({e}); nothing of it is trusted"
+            else:
+                if result.status == "ok" and not result.sealed and execute.sealable():
+                    error = "ran unsealed: its process could not restrict itself with Landlock"
         elif not error:
             error = _death(exitcode)
         try:
@@ -361,6 +386,7 @@ _TYPES = {
     "writes": list,
     "imported": list,
     "reads": list,
+    "sealed": str,
     "failed_section": (str, type(None)),
     "failed_line": int,
     "run_seconds": (int, float),

@@ -224,13 +224,15 @@ class _Server:
         return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
     def _sweep(self) -> str:
-        """Kill every process this zygote adopted (none it forked itself) and name them."""
+        """Kill every process this zygote adopted (none it forked itself) and name them: what
+        the child just collected left. Each child leads a process group of its own, which what
+        it starts inherits: what another child left, ended but not yet collected, waits for
+        that child's sweep (a daemon of its own group is named with the first sweep)."""
         from .execute import describe, end_children
 
-        keep = {pid for pid, _ in self.children.values()}
-        if self.extended:
-            keep.add(self.extended["pid"])
-        return describe(end_children(keep))
+        running = {pid for pid, _ in self.children.values()}
+        keep = running | ({self.extended["pid"]} if self.extended else set())
+        return describe(end_children(keep, groups=running))
 
     def _fds(self) -> list[int]:
         """What a forked child must close: the zygote's own descriptors."""
