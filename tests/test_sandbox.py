@@ -324,6 +324,9 @@ def test_reads_names_the_data_files_a_run_may_read_unseen(recorded):
     (recorded.root / "snippets" / "data").mkdir()
     (recorded.root / "snippets" / "data" / "weights.bin").write_bytes(b"\x01\x02")
     recorded.write("snippets/data/seen.txt", "seen\n")
+    # A tool's cache (hidden, different on every machine) is no snippet's data.
+    recorded.write("snippets/.ruff_cache/CACHEDIR.TAG", "tag\n")
+    recorded.write("snippets/data/.hidden/cache.bin", "cache\n")
     probe = (
         "import json, sys\nfrom docpipe import pool\n"
         "out = pool.run([('uses_data', {}, 60)], 1, True)\n"
@@ -343,5 +346,6 @@ def test_reads_names_the_data_files_a_run_may_read_unseen(recorded):
     assert "snippets/data/weights.bin" in reads  # torch's fopen: no audit hook sees it
     assert "snippets/data/seen.txt" in reads
     assert "snippets/snippets.toml" not in reads  # settings, not readable in a run
+    assert not [r for r in reads if "/." in r], reads
     assert not set(reads) & set(inputs)
     assert reads == sorted(reads)

@@ -180,7 +180,11 @@ def _data_folders() -> list[Path]:
     """The snippets and their data (not the settings beside them) and the figure code."""
     inside = [FIGURE_CODE]
     with contextlib.suppress(OSError), os.scandir(SNIPPETS) as entries:
-        inside += [Path(e.path) for e in entries if e.is_dir() or not e.name.endswith(".toml")]
+        inside += [
+            Path(e.path)
+            for e in entries
+            if not e.name.startswith(".") and (e.is_dir() or not e.name.endswith(".toml"))
+        ]
     return inside
 
 
@@ -373,11 +377,18 @@ def _unseen_reads(snippet: Snippet, inputs: dict[str, str]) -> list[str]:
         if top.is_file():
             paths = [top]
         else:
-            paths = [p for p in top.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+            paths = [p for p in top.rglob("*") if p.is_file() and not _tool_file(p, top)]
         found.update(
             p.relative_to(ROOT).as_posix() for p in paths if p.suffix not in {".py", ".pyc"}
         )
     return sorted(found - set(inputs))
+
+
+def _tool_file(path: Path, top: Path) -> bool:
+    """A file no snippet's data is: bytecode, or anything in a hidden folder or file (a tool's
+    cache such as .ruff_cache, which differs from one machine to the next)."""
+    parts = path.relative_to(top).parts
+    return "__pycache__" in parts or any(part.startswith(".") for part in parts)
 
 
 def _figures(snippet: Snippet, namespace: dict) -> dict[str, str]:
