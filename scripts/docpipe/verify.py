@@ -380,7 +380,7 @@ def command_line(wanted: list[str], check: bool, jobs: int) -> int:
     """`regen.py --verify [VERSION ...] [--check]`: exit 0 when written (or, with --check,
     when the committed verification says what a fresh run finds), 1 otherwise, 2 when there
     is nothing to verify."""
-    from .writing import write_atomic
+    from . import writing
 
     chosen = wanted or list(versions())
     if not chosen:
@@ -407,7 +407,12 @@ def command_line(wanted: list[str], check: bool, jobs: int) -> int:
         print(f"  install {took['install']:.0f} s, run and compare {took['run']:.1f} s")
         path = result_path(version)
         if not check:
-            write_atomic(path, to_bytes(verification))
+            try:
+                with writing.batch() as written:
+                    written.write(path, to_bytes(verification))
+            except writing.WriteError as e:
+                print(f"error: {e}", file=sys.stderr)
+                return 1
             print(f"wrote {rel(path)}")
             continue
         committed = load(version)
