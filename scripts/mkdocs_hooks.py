@@ -153,7 +153,10 @@ def _math(config) -> katex.Renderer:
 def on_page_content(html, page, config, files):
     """A formula KaTeX refuses is an error naming page, line and formula (`--strict` fails
     the build); `mkdocs serve` says so at the top of the page instead."""
-    found = katex.problems(html, _math(config), Path(page.file.abs_src_path))
+    try:
+        found = katex.problems(html, _math(config), Path(page.file.abs_src_path))
+    except katex.EngineMissing as e:
+        raise PluginError(str(e)) from None
     for problem in found:
         (math_log.info if SERVING else math_log.error)(str(problem))
     return katex.notice(found) + html if found and SERVING else html

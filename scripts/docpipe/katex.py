@@ -91,6 +91,10 @@ def formulas(page_html: str) -> list[Formula]:
     return [formula(m["body"]) for m in MARKED.finditer(page_html)]
 
 
+class EngineMissing(Exception):
+    pass
+
+
 class Engine:
     """katex.min.js in an embedded V8, started on first use."""
 
@@ -103,7 +107,13 @@ class Engine:
     def render(self, f: Formula) -> dict:
         with self._lock:
             if self._racer is None:
-                from py_mini_racer import MiniRacer
+                try:
+                    from py_mini_racer import MiniRacer
+                except ImportError:
+                    raise EngineMissing(
+                        "the site renders its math with mini-racer, which is not installed:"
+                        " `make serve` installs it, or `pip install -e .`"
+                    ) from None
 
                 racer = MiniRacer()
                 racer.eval((self.katex_dir / "katex.min.js").read_text(encoding="utf-8"))
