@@ -150,3 +150,46 @@ def test_the_search_index_keeps_the_formulas_source(built):
     for page in ("autograd-backward/", "notebooks/autograd-backward/"):
         page_text = " ".join(d["text"] for d in docs if d["location"].startswith(page))
         assert "\\(w\\)" in page_text, page  # a formula, as its author wrote it
+
+
+def _text_outside_code_and_math(page: str) -> str:
+    """A built page's text without code, scripts, styles and rendered math."""
+    from html.parser import HTMLParser
+
+    class Text(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.stack: list[bool] = []  # per open element: is it skipped?
+            self.parts: list[str] = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag in ("br", "img", "input", "meta", "link", "hr", "wbr", "source"):
+                return
+            classes = (dict(attrs).get("class") or "").split()
+            skipped = tag in ("code", "pre", "script", "style", "svg") or "katex" in classes
+            self.stack.append(skipped or (bool(self.stack) and self.stack[-1]))
+
+        def handle_endtag(self, tag):
+            if self.stack and tag not in ("br", "img", "input", "meta", "link", "hr", "wbr"):
+                self.stack.pop()
+
+        def handle_data(self, data):
+            if not (self.stack and self.stack[-1]):
+                self.parts.append(data)
+
+    parser = Text()
+    parser.feed(page)
+    return " ".join(parser.parts)
+
+
+def test_no_page_shows_latex_the_build_did_not_render(built):
+    """Math the build does not see as math (in raw HTML without markdown="span", in a
+    notebook cell) would reach the reader as raw LaTeX: no delimiter is left in any page's
+    text outside code."""
+    import re
+
+    site, _ = built
+    for name, page in _built_pages(site).items():
+        text = _text_outside_code_and_math(page)
+        raw = re.search(r"\\\(|\\\[|\$", text)
+        assert not raw, f"{name}: raw LaTeX: …{text[max(0, raw.start() - 80) : raw.end() + 40]}…"
