@@ -44,15 +44,20 @@ OPTIONS = {"output": "htmlAndMathml", "throwOnError": True, "strict": "error"}
 ERROR_COLOUR = "#cc0000"  # KaTeX's own errorColor
 MARKED = re.compile(r'<(?P<tag>span|div) class="arithmatex">(?P<body>[^<]*)</(?P=tag)>')
 
-# Runs in V8 after katex.min.js: one formula, or KaTeX's message (without its position marks).
+# Runs in V8 after katex.min.js: for each formula its HTML, or KaTeX's message (without the
+# marks it puts in the formula at the error's position). One call per page: each call is a
+# round trip to V8's thread.
 RENDER_JS = """
-function renderFormula(tex, display, options) {
-    try {
-        return {html: katex.renderToString(tex, Object.assign({displayMode: display}, options))};
-    } catch (e) {
-        const where = e.position === undefined ? '' : ` (at position ${e.position + 1})`;
-        return {error: (e.rawMessage || String(e.message || e)) + where};
-    }
+function renderFormulas(formulas, options) {
+    return formulas.map(([tex, display]) => {
+        try {
+            const html = katex.renderToString(tex, Object.assign({displayMode: display}, options));
+            return {html};
+        } catch (e) {
+            const where = e.position === undefined ? '' : ` (at position ${e.position + 1})`;
+            return {error: (e.rawMessage || String(e.message || e)) + where};
+        }
+    });
 }
 """
 
@@ -104,7 +109,7 @@ class Engine:
         self._lock = threading.Lock()  # `mkdocs serve` rebuilds in another thread
         self.rendered = 0  # formulas rendered (not answered by a cache)
 
-    def render(self, f: Formula) -> dict:
+    def render(self, formulas: list[Formula]) -> list[dict]:
         with self._lock:
             if self._racer is None:
                 try:
@@ -120,8 +125,9 @@ class Engine:
                 racer.eval(RENDER_JS)
                 self._racer = racer
                 atexit.register(self.close)
-            self.rendered += 1
-            return dict(self._racer.call("renderFormula", f.tex, f.display, OPTIONS))
+            self.rendered += len(formulas)
+            pairs = [[f.tex, f.display] for f in formulas]
+            return [dict(r) for r in self._racer.call("renderFormulas", pairs, OPTIONS)]
 
     def close(self) -> None:
         with self._lock:
@@ -161,20 +167,27 @@ class Renderer:
     def _key(f: Formula) -> str:
         return ("D" if f.display else "I") + f.tex
 
+    def prepare(self, formulas: list[Formula]) -> None:
+        """Render, in one call to the engine, each formula the cache does not hold."""
+        missing = {}
+        for f in formulas:
+            key = self._key(f)
+            if key not in self.html and key not in self.errors:
+                missing[key] = f
+        if not missing:
+            return
+        rendered = self.engine.render(list(missing.values()))
+        for key, result in zip(missing, rendered, strict=True):
+            if "html" in result:
+                self.html[key] = result["html"]
+                self._unsaved = True
+            else:
+                self.errors[key] = result["error"]
+
     def render(self, f: Formula) -> str | None:
         """KaTeX's HTML for the formula, or None when KaTeX refuses it (see error())."""
-        key = self._key(f)
-        if key in self.html:
-            return self.html[key]
-        if key in self.errors:
-            return None
-        result = self.engine.render(f)
-        if "html" in result:
-            self.html[key] = result["html"]
-            self._unsaved = True
-            return result["html"]
-        self.errors[key] = result["error"]
-        return None
+        self.prepare([f])
+        return self.html.get(self._key(f))
 
     def error(self, f: Formula) -> str | None:
         return None if self.render(f) is not None else self.errors[self._key(f)]
@@ -216,7 +229,9 @@ def problems(page_html: str, renderer: Renderer, source: Path) -> list[Problem]:
     """Each formula of the page KaTeX refuses, located in the page's source file (a Markdown
     page, or a notebook's Markdown cells)."""
     found = []
-    failed = [(f, e) for f in formulas(page_html) if (e := renderer.error(f)) is not None]
+    marked = formulas(page_html)
+    renderer.prepare(marked)
+    failed = [(f, e) for f in marked if (e := renderer.error(f)) is not None]
     if failed:
         where = _locator(source)
         found = [Problem(where(f), f, e) for f, e in failed]
@@ -239,6 +254,7 @@ def render(page_html: str, renderer: Renderer) -> str:
             )
         return f'<{m["tag"]} class="arithmatex">{rendered}</{m["tag"]}>'
 
+    renderer.prepare(formulas(page_html))
     return MARKED.sub(one, page_html)
 
 
