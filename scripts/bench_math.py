@@ -14,6 +14,7 @@ import gzip
 import http.server
 import io
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -71,8 +72,11 @@ def trees(tmp: Path) -> dict[str, Path]:
     return {"before": before, "after": after}
 
 
-def build(tree: Path, site: Path) -> float:
+def build(tree: Path, site: Path) -> tuple[float, float]:
+    """(wall, CPU) seconds of one `mkdocs build --strict`; CPU counts every thread of the
+    build (V8's too) and hardly depends on what else the machine runs."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
@@ -81,21 +85,35 @@ def build(tree: Path, site: Path) -> float:
         text=True,
         env=env,
     )
+    wall = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"bench: mkdocs build failed in {tree}:\n{done.stderr}")
-    return time.perf_counter() - started
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (now.ru_utime - cpu.ru_utime) + (now.ru_stime - cpu.ru_stime)
 
 
-def build_times(tree: Path, site: Path, cold: Path | None = None) -> float:
-    """Median wall time of BUILDS builds after a warming one; with `cold`, that cache folder is
-    removed before each."""
-    build(tree, site)
-    times = []
+def build_times(tree: dict[str, Path], sites: dict[str, Path]) -> dict[str, tuple[float, float]]:
+    """Median (wall, CPU) of BUILDS builds of each site, taking turns (a busy moment of the
+    machine falls on all of them), after a warming build of each; "after, KaTeX cache empty"
+    removes the KaTeX cache before each."""
+    cold = tree["after"] / ".cache" / "katex"
+    runs = {
+        "before": (tree["before"], sites["before"], None),
+        "after": (tree["after"], sites["after"], None),
+        "after, KaTeX cache empty": (tree["after"], sites["after"], cold),
+    }
+    for where, site, _ in runs.values():
+        build(where, site)
+    times: dict[str, list] = {name: [] for name in runs}
     for _ in range(BUILDS):
-        if cold is not None:
-            shutil.rmtree(cold, ignore_errors=True)
-        times.append(build(tree, site))
-    return statistics.median(times)
+        for name, (where, site, cache) in runs.items():
+            if cache is not None:
+                shutil.rmtree(cache, ignore_errors=True)
+            times[name].append(build(where, site))
+    return {
+        name: (statistics.median(w for w, _ in t), statistics.median(c for _, c in t))
+        for name, t in times.items()
+    }
 
 
 def serve(site: Path) -> tuple[http.server.HTTPServer, str]:
@@ -129,7 +147,7 @@ def load(browser, url: str, count: int) -> tuple[int, float]:
 
 
 def measure() -> dict:
-    """{"pages": {page: {site: (bytes, ms)}}, "build": {name: seconds}}."""
+    """{"pages": {page: {site: (bytes, ms)}}, "build": {name: (wall, CPU seconds)}}."""
     from playwright.sync_api import sync_playwright
 
     chromium = shutil.which(os.environ.get("CHROMIUM", "chromium"))
@@ -139,30 +157,28 @@ def measure() -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-math-") as tmp:
         tree = trees(Path(tmp))
         sites = {name: Path(tmp) / f"site-{name}" for name in tree}
-        figures["build"]["before"] = build_times(tree["before"], sites["before"])
-        figures["build"]["after"] = build_times(tree["after"], sites["after"])
-        cold = tree["after"] / ".cache" / "katex"
-        figures["build"]["after, KaTeX cache empty"] = build_times(
-            tree["after"], Path(tmp) / "site-cold", cold
-        )
+        figures["build"] = build_times(tree, sites)
+        servers = {name: serve(site) for name, site in sites.items()}
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
             try:
-                for name, site in sites.items():
-                    httpd, origin = serve(site)
-                    try:
-                        for page in TUTORIAL:
+                for page in TUTORIAL:
+                    loads: dict[str, list] = {name: [] for name in sites}
+                    for _ in range(LOADS):  # taking turns, as the builds
+                        for name, site in sites.items():
                             html = (site / page / "index.html").read_text(encoding="utf-8")
                             count = html.count('class="arithmatex"')
-                            loads = [load(browser, origin + page, count) for _ in range(LOADS)]
-                            figures["pages"][page][name] = (
-                                statistics.median(b for b, _ in loads),
-                                statistics.median(ms for _, ms in loads),
-                            )
-                    finally:
-                        httpd.shutdown()
+                            url = servers[name][1] + page
+                            loads[name].append(load(browser, url, count))
+                    for name, done in loads.items():
+                        figures["pages"][page][name] = (
+                            statistics.median(b for b, _ in done),
+                            statistics.median(ms for _, ms in done),
+                        )
             finally:
                 browser.close()
+                for httpd, _ in servers.values():
+                    httpd.shutdown()
     return figures
 
 
@@ -173,11 +189,13 @@ def table(figures: dict) -> str:
         rows.append(
             f"| {page} | {b0 / 1024:.0f} KiB | {b1 / 1024:.0f} KiB | {t0:.0f} ms | {t1:.0f} ms |"
         )
-    builds = "\n".join(f"| {name} | {s:.2f} s |" for name, s in figures["build"].items())
+    builds = "\n".join(
+        f"| {name} | {wall:.2f} s | {cpu:.2f} s |" for name, (wall, cpu) in figures["build"].items()
+    )
     return (
         "| page | bytes before | bytes after | last formula before | last formula after |\n"
         "| --- | --- | --- | --- | --- |\n" + "\n".join(rows) + "\n\n"
-        "| `mkdocs build --strict` | median wall time |\n| --- | --- |\n" + builds + "\n"
+        "| `mkdocs build --strict` | wall time | CPU time |\n| --- | --- | --- |\n" + builds + "\n"
     )
 
 
@@ -192,8 +210,10 @@ Before: the site at `{BEFORE}`, KaTeX's auto-render in the reader's browser. Aft
 formula rendered by the build (`scripts/docpipe/katex.py`). Bytes: every response of a cold
 page load, each gzipped (level 6), summed. Last formula: from navigation to the moment every
 formula of the page has KaTeX's HTML, styled, with its fonts loaded, in headless Chromium at
-1280x900 (median of {LOADS} cold loads). Builds: median of {BUILDS}, after a warming build;
-"KaTeX cache empty" removes `.cache/katex` before each (`scripts/bench_math.py`).
+1280x900 (median of {LOADS} cold loads, before and after taking turns). Builds: median of
+{BUILDS}, taking turns, after a warming build of each; CPU time counts every thread of the build
+(V8's too) and hardly depends on the machine's other load, wall time does; "KaTeX cache empty"
+removes `.cache/katex` before each (`scripts/bench_math.py`).
 
 {table(figures)}"""
 
