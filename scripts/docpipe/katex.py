@@ -239,9 +239,9 @@ def problems(page_html: str, renderer: Renderer, source: Path) -> list[Problem]:
 
 
 def render(page_html: str, renderer: Renderer) -> str:
-    """The page with each marked formula replaced by KaTeX's rendering, inside its mark
-    (arithmatex's class stays, as KaTeX's auto-render left it); a refused formula shows as
-    KaTeX shows an error."""
+    """The page with each marked formula replaced by KaTeX's rendering, inside its mark and a
+    <span>, as KaTeX's auto-render left it in the browser (the span keeps a display's spacing:
+    its block sits in an inline box); a refused formula shows as KaTeX shows an error."""
 
     def one(m: re.Match) -> str:
         f = formula(m["body"])
@@ -252,7 +252,7 @@ def render(page_html: str, renderer: Renderer) -> str:
                 f'<span class="katex-error" title="{message}" style="color:{ERROR_COLOUR}">'
                 f"{html.escape(f.tex, quote=False)}</span>"
             )
-        return f'<{m["tag"]} class="arithmatex">{rendered}</{m["tag"]}>'
+        return f'<{m["tag"]} class="arithmatex"><span>{rendered}</span></{m["tag"]}>'
 
     renderer.prepare(formulas(page_html))
     return MARKED.sub(one, page_html)
