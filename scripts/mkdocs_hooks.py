@@ -167,4 +167,7 @@ def on_post_page(output, page, config):
 
 
 def on_post_build(config):
-    _math(config).save()
+    renderer = _math(config)
+    renderer.save()
+    if tally := renderer.tally():
+        math_log.info(tally)

@@ -151,10 +151,12 @@ def test_a_rendering_is_cached_in_memory_and_for_the_next_build(renderer):
     html = first.render(formula)
     assert 'class="katex"' in html and "<math" in html
     assert first.render(formula) == html and first.engine.rendered == 1
+    assert first.tally() == "katex: rendered 1 formula(s) the cache did not hold"
+    assert first.tally() == ""  # what a serve rebuild after a prose edit logs: nothing
     first.save()
     second = renderer()
     assert second.render(formula) == html
-    assert second.engine.rendered == 0  # the next build starts no engine for it
+    assert second.engine.rendered == 0 and second.engine._racer is None  # no engine started
     assert second.render(katex.Formula("\\frac{a}{b}", display=True)) != html
     assert second.engine.rendered == 1
 

@@ -192,6 +192,11 @@ class Renderer:
     def error(self, f: Formula) -> str | None:
         return None if self.render(f) is not None else self.errors[self._key(f)]
 
+    def tally(self) -> str:
+        """What the engine rendered since the last tally ("" when the cache answered all)."""
+        rendered, self.engine.rendered = self.engine.rendered, 0
+        return f"katex: rendered {rendered} formula(s) the cache did not hold" if rendered else ""
+
     def save(self) -> None:
         """Write the cache file if anything new was rendered (atomically: builds may overlap)."""
         if not (self.file and self._unsaved):
