@@ -194,3 +194,16 @@ def test_each_source_formula_is_found_on_its_line():
         (4, "\nc\n"),
         (8, "\\begin{align}\nd\n\\end{align}"),
     ]
+
+
+def test_the_cache_file_keeps_what_the_last_build_used(renderer):
+    old, new = katex.Formula("a", display=False), katex.Formula("b", display=False)
+    first = renderer()
+    first.render(old)
+    first.save()
+    second = renderer()
+    second.render(new)  # the page now has b instead of a
+    second.save()
+    assert set(json.loads(second.file.read_text())) == {"Ib"}
+    second.save()  # a second save with nothing used leaves the file alone
+    assert set(json.loads(second.file.read_text())) == {"Ib"}

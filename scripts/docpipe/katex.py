@@ -156,12 +156,14 @@ class Renderer:
         self.file = folder / f"{self.key}.json" if folder else None
         self.html: dict[str, str] = {}
         self.errors: dict[str, str] = {}
-        self._unsaved = False
+        self.used: set[str] = set()  # what the pages of this build asked for
+        self._saved: set[str] = set()  # what the cache file holds
         if self.file and self.file.exists():
             try:
                 self.html = json.loads(self.file.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 self.html = {}  # a damaged cache is rebuilt, never trusted
+            self._saved = set(self.html)
 
     @staticmethod
     def _key(f: Formula) -> str:
@@ -172,6 +174,7 @@ class Renderer:
         missing = {}
         for f in formulas:
             key = self._key(f)
+            self.used.add(key)
             if key not in self.html and key not in self.errors:
                 missing[key] = f
         if not missing:
@@ -180,7 +183,6 @@ class Renderer:
         for key, result in zip(missing, rendered, strict=True):
             if "html" in result:
                 self.html[key] = result["html"]
-                self._unsaved = True
             else:
                 self.errors[key] = result["error"]
 
@@ -198,15 +200,26 @@ class Renderer:
         return f"katex: rendered {rendered} formula(s) the cache did not hold" if rendered else ""
 
     def save(self) -> None:
-        """Write the cache file if anything new was rendered (atomically: builds may overlap)."""
-        if not (self.file and self._unsaved):
+        """Write what this build's pages used to the cache file, when that differs from what
+        it holds (a formula no page uses any more is dropped, and so is the file of another
+        KaTeX or other options). Atomically, as builds may overlap; a cache that cannot be
+        written is skipped: the build does not need it."""
+        keep = {k: self.html[k] for k in self.used if k in self.html}
+        self.used = set()
+        if not self.file or not keep or set(keep) == self._saved:
             return
-        self.file.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.file.parent, prefix=".katex-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(self.html, out, ensure_ascii=False, sort_keys=True)
-        os.replace(tmp, self.file)
-        self._unsaved = False
+        try:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.file.parent, prefix=".katex-", suffix=".json")
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(keep, out, ensure_ascii=False, sort_keys=True)
+            os.replace(tmp, self.file)
+            for other in self.file.parent.glob("*.json"):  # another KaTeX's or options'
+                if other != self.file:
+                    other.unlink(missing_ok=True)
+        except OSError:
+            return
+        self._saved = set(keep)
 
     def close(self) -> None:
         self.engine.close()
@@ -223,10 +236,9 @@ def renderer(folder: Path) -> Renderer:
 
 
 def close() -> None:
-    """Save every cache and close every engine (MkDocs' on_shutdown)."""
+    """Close every engine (MkDocs' on_shutdown; each build saved its cache)."""
     while _RENDERERS:
         _, r = _RENDERERS.popitem()
-        r.save()
         r.close()
 
 
