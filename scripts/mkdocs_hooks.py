@@ -155,7 +155,7 @@ def on_page_content(html, page, config, files):
     the build); `mkdocs serve` says so at the top of the page instead."""
     try:
         found = katex.problems(html, _math(config), Path(page.file.abs_src_path))
-    except katex.EngineMissing as e:
+    except katex.KatexUnavailable as e:
         raise PluginError(str(e)) from None
     for problem in found:
         (math_log.info if SERVING else math_log.error)(str(problem))

@@ -207,3 +207,10 @@ def test_the_cache_file_keeps_what_the_last_build_used(renderer):
     assert set(json.loads(second.file.read_text())) == {"Ib"}
     second.save()  # a second save with nothing used leaves the file alone
     assert set(json.loads(second.file.read_text())) == {"Ib"}
+
+
+def test_a_site_without_math_needs_no_katex_and_missing_katex_is_named(renderer, tmp_path):
+    missing = renderer(tmp_path / "no-katex")
+    missing.prepare([])  # no formula: nothing read, nothing started
+    with pytest.raises(katex.KatexUnavailable, match="no-katex/VERSION is missing"):
+        missing.render(katex.Formula("x", display=False))

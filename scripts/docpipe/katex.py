@@ -96,8 +96,8 @@ def formulas(page_html: str) -> list[Formula]:
     return [formula(m["body"]) for m in MARKED.finditer(page_html)]
 
 
-class EngineMissing(Exception):
-    pass
+class KatexUnavailable(Exception):
+    """The build cannot render math: mini-racer is not installed, or KaTeX is missing."""
 
 
 class Engine:
@@ -115,7 +115,7 @@ class Engine:
                 try:
                     from py_mini_racer import MiniRacer
                 except ImportError:
-                    raise EngineMissing(
+                    raise KatexUnavailable(
                         "the site renders its math with mini-racer, which is not installed:"
                         " `make serve` installs it, or `pip install -e .`"
                     ) from None
@@ -140,8 +140,13 @@ def version_key(katex_dir: Path = KATEX) -> str:
     """What a rendering depends on besides its formula: KaTeX (its version and its very file)
     and the options."""
     h = hashlib.sha256()
-    h.update((katex_dir / "VERSION").read_bytes())
-    h.update((katex_dir / "katex.min.js").read_bytes())
+    try:
+        h.update((katex_dir / "VERSION").read_bytes())
+        h.update((katex_dir / "katex.min.js").read_bytes())
+    except OSError as e:
+        raise KatexUnavailable(
+            f"{rel(Path(e.filename))} is missing: scripts/vendor_katex.sh copies KaTeX there"
+        ) from None
     h.update(json.dumps(OPTIONS, sort_keys=True).encode())
     return h.hexdigest()[:16]
 
@@ -152,12 +157,21 @@ class Renderer:
 
     def __init__(self, folder: Path | None, katex_dir: Path = KATEX):
         self.engine = Engine(katex_dir)
-        self.key = version_key(katex_dir)
-        self.file = folder / f"{self.key}.json" if folder else None
+        self.folder, self.katex_dir = folder, katex_dir
+        self.file: Path | None = None
         self.html: dict[str, str] = {}
         self.errors: dict[str, str] = {}
         self.used: set[str] = set()  # what the pages of this build asked for
         self._saved: set[str] = set()  # what the cache file holds
+        self._opened = False
+
+    def _open(self) -> None:
+        """Read the cache file, on the first formula (a site without math needs no KaTeX)."""
+        if self._opened:
+            return
+        key = version_key(self.katex_dir)
+        self._opened = True
+        self.file = self.folder / f"{key}.json" if self.folder else None
         if self.file and self.file.exists():
             try:
                 self.html = json.loads(self.file.read_text(encoding="utf-8"))
@@ -171,6 +185,9 @@ class Renderer:
 
     def prepare(self, formulas: list[Formula]) -> None:
         """Render, in one call to the engine, each formula the cache does not hold."""
+        if not formulas:
+            return
+        self._open()
         missing = {}
         for f in formulas:
             key = self._key(f)
