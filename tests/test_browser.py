@@ -38,7 +38,10 @@ def test_instant_navigation_by_clicking_renders_math_and_figures(browser, server
             link = visit.page.locator("a.md-footer__link--next")
             if not link.count():
                 break
+            # the content in place is marked: the click has navigated once it is replaced
+            visit.page.evaluate("() => { document.querySelector('article').dataset.old = 1; }")
             link.first.click()
+            visit.page.wait_for_function("() => !document.querySelector('article[data-old]')")
             visit.page.wait_for_load_state("networkidle")
             visit.wait_for_images()
             path = urlparse(visit.page.url).path.removeprefix(site_base().rstrip("/"))
