@@ -12,8 +12,12 @@ ratio, and writes BENCHMARKS.md (with benchmarks/scale.svg).
     scale      check, no-change regen and the naive loop with N small snippets added
                (bench_scale.py), on copies of the repository
     tests      make test, as the README gives it
+    math       per tutorial page, math rendered at build time against KaTeX in the browser:
+               bytes transferred (gzip), navigation to the last formula visible in headless
+               Chromium, and the build time (bench_math.py)
 
-A benchmark, not a test: it asserts nothing. `--quick` skips the test suite and serve.
+A benchmark, not a test: it asserts nothing. `--quick` skips the test suite and serve;
+`--math` measures the math alone and rewrites only its section of BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_math  # noqa: E402
 import bench_scale  # noqa: E402
 from docpipe import catalog, execute, machine, pipeline  # noqa: E402
 from docpipe.paths import ROOT  # noqa: E402
@@ -200,7 +205,11 @@ TARGETS = (
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="skip the test suite and serve")
-    quick = parser.parse_args(argv).quick
+    parser.add_argument("--math", action="store_true", help="only the math figures")
+    args = parser.parse_args(argv)
+    if args.math:
+        return math_only()
+    quick = args.quick
     os.environ["CI"] = "true"
     subprocess.run(REGEN, cwd=ROOT, capture_output=True)  # make the cache current first
     jobs = machine.default_jobs()
@@ -234,6 +243,8 @@ def main(argv: list[str]) -> int:
     }
     if not quick:
         measured["make test"] = wall(["make", "test"], repeat=1)
+    math = bench_math.measure()
+    print(bench_math.table(math))
     for name, seconds in figures.items():
         print(f"{name:24} {seconds:8.3f} s")
     print(f"(largest child overhead: {worst})")
@@ -242,8 +253,21 @@ def main(argv: list[str]) -> int:
         if name in measured:
             value = measured[name]
             print(f"{name:24} {value:8.3f} {unit:2} <= {target:<6g} {unit:2} {value / target:6.2f}")
-    RESULTS.write_text(report(figures, measured, rows, count, jobs, worst), encoding="utf-8")
+    text = report(figures, measured, rows, count, jobs, worst) + "\n" + bench_math.section(math)
+    RESULTS.write_text(text, encoding="utf-8")
     print(f"written to {RESULTS.relative_to(ROOT)} and {PLOT.relative_to(ROOT)}")
+    return 0
+
+
+def math_only() -> int:
+    """The math figures alone, written over the math section of BENCHMARKS.md (the other
+    figures stay as their last full run left them)."""
+    math = bench_math.measure()
+    print(bench_math.table(math))
+    old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
+    kept = old.split(bench_math.HEADING)[0].rstrip("\n")
+    RESULTS.write_text(kept + "\n\n" + bench_math.section(math), encoding="utf-8")
+    print(f"written to {RESULTS.relative_to(ROOT)}")
     return 0
 
 

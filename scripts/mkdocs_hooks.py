@@ -1,10 +1,12 @@
 """MkDocs hooks: check a page's includes before pymdownx reads them, insert recorded values and
 checked-claim markers, say beside an output block where a reader's own run prints something
-else (a path), and say what environment recorded the page; keep `mkdocs serve` live
-(docpipe.live re-runs edited snippets and says on a page what could not be refreshed)."""
+else (a path), and say what environment recorded the page; render every formula with KaTeX
+(docpipe.katex); keep `mkdocs serve` live (docpipe.live re-runs edited snippets and says on a
+page what could not be refreshed)."""
 
 from __future__ import annotations
 
+import logging
 import re
 import sys
 from pathlib import Path
@@ -18,6 +20,7 @@ from docpipe import (  # noqa: E402
     claims,
     consistency,
     glue,
+    katex,
     live,
     markup,
     notebooks,
@@ -71,6 +74,7 @@ def _rebuild(server) -> None:
 
 def on_shutdown():
     live.stop()
+    katex.close()
 
 
 SITE_PROBLEMS: list[str] = []  # what --check would list first; a build fails on them
@@ -173,3 +177,41 @@ def on_page_markdown(markdown, page, config, files):
     if not stamp:
         return markdown
     return markdown + FOOTER.format(stamp=stamp, versions=reproduced_by(used))
+
+
+# ---- math (docpipe.katex) ------------------------------------------------------------------
+# Rendered in on_post_page, after the search plugin has read each page's content in
+# on_page_context: the search index keeps the formulas' LaTeX, not KaTeX's markup.
+
+math_log = logging.getLogger("mkdocs.hooks.katex")
+
+
+def on_config(config):
+    katex.mark_notebook_math()  # notebooks' math marked as arithmatex marks a page's
+
+
+def _math(config) -> katex.Renderer:
+    return katex.renderer(Path(config.config_file_path).parent / ".cache" / "katex")
+
+
+def on_page_content(html, page, config, files):
+    """A formula KaTeX refuses is an error naming page, line and formula (`--strict` fails
+    the build); `mkdocs serve` says so at the top of the page instead."""
+    try:
+        found = katex.problems(html, _math(config), Path(page.file.abs_src_path))
+    except katex.KatexUnavailable as e:
+        raise PluginError(str(e)) from None
+    for problem in found:
+        (math_log.info if SERVING else math_log.error)(str(problem))
+    return katex.notice(found) + html if found and SERVING else html
+
+
+def on_post_page(output, page, config):
+    return katex.render(output, _math(config))
+
+
+def on_post_build(config):
+    renderer = _math(config)
+    renderer.save()
+    if tally := renderer.tally():
+        math_log.info(tally)

@@ -30,7 +30,8 @@ CHROMIUM_ARGS = [
     "--disable-quic",
     "--disable-sync",
 ]
-RAW_MATH = re.compile(r"\\\(|\\\[|\$\$")
+# LaTeX a reader would see: a delimiter left in the page's text outside code and math
+RAW_MATH = re.compile(r"\\\(|\\\[|\$")
 
 
 def site_pages() -> list[str]:
@@ -151,22 +152,7 @@ class Visit:
         """Open a page; `until` "networkidle" (no request for 500 ms) also waits for what the
         page fetches late, which an offline check must see; "load" is enough for the rest."""
         self.page.goto(self.origin + path, wait_until=until)
-        self.wait_for_math()
         self.wait_for_images()
-
-    def wait_for_math(self) -> None:
-        """Wait until KaTeX has handled every formula; a formula it cannot handle is left
-        as it was, and problems() then names it with its page."""
-        from playwright.sync_api import TimeoutError as Timeout
-
-        try:
-            self.page.wait_for_function(
-                "() => [...document.querySelectorAll('.arithmatex')]"
-                ".every(e => e.querySelector('.katex, .katex-error'))",
-                timeout=5_000,
-            )
-        except Timeout:
-            pass
 
     def wait_for_images(self) -> None:
         """After instant navigation the load state is already reached while the new page's
@@ -190,26 +176,40 @@ class Visit:
         )
 
     def problems(self, path: str) -> list[str]:
+        """What is wrong with the open page: outside requests, console errors, broken
+        images, and math the build left to the browser (a formula not rendered, a KaTeX
+        error, LaTeX left in the text, any KaTeX script loaded)."""
         found = [f"{path}: request to an outside host: {u}" for u in self.outside]
         found += [f"{path}: {e}" for e in self.errors]
         state = self.page.evaluate(
-            """() => ({
-                unrendered: [...document.querySelectorAll('.arithmatex')]
-                    .filter(e => !e.querySelector('.katex')).map(e => e.textContent.trim()),
-                errors: [...document.querySelectorAll('.katex-error')]
-                    .map(e => (e.getAttribute('title') || '') + ' in ' + e.textContent),
-                broken: [...document.images]
-                    .filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
-                text: document.querySelector('.md-content').innerText,
-            })"""
+            """() => {
+                const shown = document.body.cloneNode(true);
+                shown.querySelectorAll('code, pre, .katex, script, style, template')
+                    .forEach(e => e.remove());
+                return {
+                    unrendered: [...document.querySelectorAll('.arithmatex')]
+                        .filter(e => !e.querySelector('.katex')).map(e => e.textContent.trim()),
+                    errors: [...document.querySelectorAll('.katex-error')]
+                        .map(e => (e.getAttribute('title') || '') + ' in ' + e.textContent),
+                    broken: [...document.images]
+                        .filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
+                    text: shown.textContent,
+                    scripts: [...document.scripts].map(s => s.src)
+                        .concat(performance.getEntriesByType('resource').map(r => r.name))
+                        .filter(src => /katex[^/]*\\.js|auto-render/i.test(src)),
+                    globals: ['katex', 'renderMathInElement'].filter(n => n in window),
+                };
+            }"""
         )
         found += [f"{path}: math not rendered: {m[:120]}" for m in state["unrendered"]]
         found += [f"{path}: KaTeX error: {m[:200]}" for m in state["errors"]]
         found += [f"{path}: image did not load: {src}" for src in state["broken"]]
+        found += [f"{path}: KaTeX script loaded: {src}" for src in state["scripts"]]
+        found += [f"{path}: KaTeX in the page's scripts: window.{n}" for n in state["globals"]]
         raw = RAW_MATH.search(state["text"])
         if raw:
             start = max(0, raw.start() - 60)
-            context = state["text"][start : raw.end() + 60]
+            context = " ".join(state["text"][start : raw.end() + 60].split())
             found.append(f"{path}: raw math delimiters in the text: …{context}…")
         return found
 

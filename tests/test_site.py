@@ -108,3 +108,88 @@ def test_the_colab_link_follows_repo_url_and_the_edit_branch():
         "/a/b/blob/main/" + notebook
     )
     assert hooks.colab_url("https://gitlab.com/a/b", "edit/main/docs/", notebook) is None
+
+
+def _built_pages(site):
+    return {
+        p.relative_to(site).as_posix(): p.read_text(encoding="utf-8") for p in site.rglob("*.html")
+    }
+
+
+def test_every_formula_is_rendered_by_the_build_and_no_katex_script_is_published(built):
+    """Pages and notebook pages: each marked formula holds KaTeX's HTML and its MathML (for
+    screen readers), none is an error, and no page loads KaTeX's JavaScript (which the site
+    does not even publish)."""
+    import re
+
+    site, build = built
+    assert build.returncode == 0, build.stderr
+    pages = _built_pages(site)
+    assert not (site / "assets" / "katex" / "katex.min.js").exists()
+    counted = {}
+    for name, page in pages.items():
+        marked = re.findall(r'<(?:span|div) class="arithmatex">(.{0,40})', page)
+        unrendered = [m for m in marked if not m.startswith('<span><span class="katex')]
+        assert not unrendered, f"{name}: formulas left unrendered: {unrendered[:3]}"
+        assert "katex-error" not in page, name
+        assert page.count('class="katex"') == page.count('class="katex-mathml"'), name
+        assert not re.search(r"<script[^>]*katex|renderMathInElement", page, re.I), name
+        counted[name] = len(marked)
+    notebooks = {n: c for n, c in counted.items() if n.startswith("notebooks/")}
+    assert notebooks and all(notebooks.values()), notebooks  # notebooks' math is marked too
+
+
+def test_the_search_index_keeps_the_formulas_source(built):
+    import json
+
+    site, _ = built
+    docs = json.loads((site / "search" / "search_index.json").read_text())["docs"]
+    text = " ".join(d["text"] for d in docs)
+    # KaTeX's markup would bring its glyphs (an author writes \partial, KaTeX shows ∂)
+    assert "\\partial" in text and "\u2202" not in text
+    for page in ("autograd-backward/", "notebooks/autograd-backward/"):
+        page_text = " ".join(d["text"] for d in docs if d["location"].startswith(page))
+        assert "\\(w\\)" in page_text, page  # a formula, as its author wrote it
+
+
+def _text_outside_code_and_math(page: str) -> str:
+    """A built page's text without code, scripts, styles and rendered math."""
+    from html.parser import HTMLParser
+
+    class Text(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.stack: list[bool] = []  # per open element: is it skipped?
+            self.parts: list[str] = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag in ("br", "img", "input", "meta", "link", "hr", "wbr", "source"):
+                return
+            classes = (dict(attrs).get("class") or "").split()
+            skipped = tag in ("code", "pre", "script", "style", "svg") or "katex" in classes
+            self.stack.append(skipped or (bool(self.stack) and self.stack[-1]))
+
+        def handle_endtag(self, tag):
+            if self.stack and tag not in ("br", "img", "input", "meta", "link", "hr", "wbr"):
+                self.stack.pop()
+
+        def handle_data(self, data):
+            if not (self.stack and self.stack[-1]):
+                self.parts.append(data)
+
+    parser = Text()
+    parser.feed(page)
+    return " ".join(parser.parts)
+
+
+def test_no_page_shows_latex_the_build_did_not_render(built):
+    """Math the build does not see as math (in raw HTML without markdown="span", in a
+    notebook cell) would reach the reader as raw LaTeX: no delimiter is left in any page's
+    text outside code."""
+    import re
+
+    site, _ = built
+    for name, page in _built_pages(site).items():
+        text = _text_outside_code_and_math(page)
+        raw = re.search(r"\\\(|\\\[|\$", text)
+        assert not raw, f"{name}: raw LaTeX: …{text[max(0, raw.start() - 80) : raw.end() + 40]}…"
