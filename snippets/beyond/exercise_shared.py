@@ -12,3 +12,7 @@ z.backward()
 print(f"by hand:  a + b + 2w = {grad_hand:g}")
 print(f"autograd: w.grad     = {w.grad.item():g}")
 # --8<-- [end:check]
+
+# --8<-- [start:claim-agrees]
+assert w.grad.item() == grad_hand  # the sum over the four paths
+# --8<-- [end:claim-agrees]
