@@ -13,7 +13,7 @@ print(f"by hand: {full_hand:g} without detach, {held_hand:g} with it")
 # --8<-- [end:check]
 
 # --8<-- [start:claim-agrees]
-assert w.grad.item() == held_hand  # autograd: the detached factor is a constant
+assert w.grad.item() == held_hand  # the detached factor is a constant
 assert w.grad.item() != full_hand  # not the derivative without detach()
 # the value of f is that of w * (w + 1): detach() changes only the gradient
 assert f.item() == (w * (w + 1)).item()

@@ -50,7 +50,7 @@ cubed = points.detach().clone().requires_grad_()
 (cubed**3).sum().backward()
 assert cubed.grad.tolist() == true_slopes
 # the wrong formula differs from it at every test point but x = 1
-assert [t == c for t, c in zip(true_slopes, cube_slopes)] == [
+assert [t == c for t, c in zip(true_slopes, cube_slopes, strict=True)] == [
     p == 1 for p in points.tolist()
 ]
 assert fixed_ok and one_ok  # FixedCube passes; Cube passes at x = 1 alone
