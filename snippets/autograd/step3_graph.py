@@ -56,6 +56,10 @@ by_hand_b = dloss_derror * derror_dprediction * 1.0  # dpred/db = 1
 print(f"by hand:  dL/dw  = {by_hand_w}   dL/db  = {by_hand_b}")
 # --8<-- [end:backward]
 
+# --8<-- [start:claim-by-hand-matches]
+assert by_hand_w == w.grad.item() and by_hand_b == b.grad.item()  # exactly
+# --8<-- [end:claim-by-hand-matches]
+
 # --8<-- [start:claim-data-gets-no-grad]
 # x and y are leaves (you made them) that need no gradient: none is stored
 assert x.is_leaf and y.is_leaf
