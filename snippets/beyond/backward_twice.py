@@ -13,6 +13,7 @@ except RuntimeError as e:
     print(f"RuntimeError: {e}")
 # --8<-- [end:twice]
 
+
 # --8<-- [start:saved_nothing]
 def walk_twice(make):
     """Build a graph from a fresh leaf, then call backward() on it twice."""

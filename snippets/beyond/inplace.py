@@ -38,4 +38,55 @@ c = a + 1  # addition saves nothing for its backward
 c.mul_(2)  # so editing c in place is fine
 c.sum().backward()
 print("in place on an unsaved tensor: a.grad =", a.grad)
+fixed_grad = a.grad.tolist()
 # --8<-- [end:fixes]
+
+# --8<-- [start:other_op]
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+b = a * 3  # b is the output of a multiplication
+c = b**2  # the power node saves b
+b.mul_(2)  # then b changes in place
+try:
+    c.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"RuntimeError: {e}")
+# --8<-- [end:other_op]
+
+# --8<-- [start:anomaly]
+import os  # noqa: E402  (imported where the page first needs them)
+import warnings  # noqa: E402
+
+with warnings.catch_warnings(record=True) as caught:  # keep what it reports
+    warnings.simplefilter("always")
+    with torch.autograd.detect_anomaly():  # the hint's anomaly detection
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        b = a * 3
+        c = b**2
+        b.mul_(2)
+        try:
+            c.sum().backward()
+        except RuntimeError:
+            pass
+report = next(
+    str(w.message) for w in caught if "Error detected" in str(w.message)
+)
+lines = report.splitlines()
+print(lines[0])  # the node whose backward failed
+# the innermost frame of the forward traceback outside torch's own files
+torch_files = os.path.dirname(torch.__file__)
+here = max(
+    i
+    for i, line in enumerate(lines)
+    if line.startswith("  File") and torch_files not in line
+)
+print("  the forward line that made it:", lines[here + 1].strip())
+# --8<-- [end:anomaly]
+
+# --8<-- [start:claim-anomaly-names-saver]
+# the message names the node that made the changed tensor: the multiplication
+assert "which is output 0 of Mul," in message
+# anomaly mode names the node that saved it and failed, and its forward line
+assert lines[0].startswith("Error detected in PowBackward0")
+assert lines[here + 1].strip() == "c = b**2"
+# --8<-- [end:claim-anomaly-names-saver]

@@ -40,3 +40,9 @@ print(f"slope of the ReLU at h = 0: {corner.grad.item():g}")
 # at the corner the gradient stops, as if the ReLU were closed
 assert corner.grad.item() == 0.0
 # --8<-- [end:claim-relu-slope-at-zero]
+
+# --8<-- [start:claim-agrees]
+# by hand and in autograd, both gradients are zero
+assert w.grad.item() == grad_w_hand == 0 and b.grad.item() == grad_b_hand == 0
+assert a.grad.item() == grad_a_hand and h.grad.item() == grad_h_hand
+# --8<-- [end:claim-agrees]
