@@ -40,3 +40,9 @@ at = 130  # the index of x = 3 on this grid
 print(f"at x = {xs[at].item():g}: y = {ys[at].item():g}, ", end="")
 print(f"dy/dx = {slopes[at].item():g}, d2y/dx2 = {curvatures[at].item():g}")
 # --8<-- [end:curves]
+
+# --8<-- [start:claim-grid]
+# one pass gave every dy_i/dx_i = 3x_i² on the grid, and every 6x_i
+assert torch.allclose(slopes, 3 * xs.detach() ** 2)
+assert torch.allclose(curvatures, 6 * xs.detach())
+# --8<-- [end:claim-grid]

@@ -32,3 +32,10 @@ y.register_hook(lambda grad: grad.clamp(-1.0, 1.0))  # returns a new one
 loss.backward()
 print("x.grad, y's gradient clipped to [-1, 1]:", x.grad.tolist())
 # --8<-- [end:clip]
+
+# --8<-- [start:claim-clip]
+# inside [-1, 1], dL/dy = 2y was left alone by the clip; outside, not
+inside = (2 * y.detach()).abs() <= 1
+assert torch.equal(x.grad[inside], plain_grad[inside])
+assert not torch.equal(x.grad[~inside], plain_grad[~inside])
+# --8<-- [end:claim-clip]

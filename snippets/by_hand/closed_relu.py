@@ -46,3 +46,13 @@ assert corner.grad.item() == 0.0
 assert w.grad.item() == grad_w_hand == 0 and b.grad.item() == grad_b_hand == 0
 assert a.grad.item() == grad_a_hand and h.grad.item() == grad_h_hand
 # --8<-- [end:claim-agrees]
+
+# --8<-- [start:claim-signed-zero]
+import math  # noqa: E402  (a claim section, left out of the page)
+
+assert -0.0 == 0.0  # a signed zero equals zero
+# the hand zeros and autograd's are equal numbers, whatever their signs
+assert grad_h_hand == h.grad.item() == 0 and grad_w_hand == w.grad.item() == 0
+signs = {math.copysign(1, v) for v in (grad_h_hand, h.grad.item())}
+assert signs == {-1.0, 1.0}  # the two zeros at h carry different signs
+# --8<-- [end:claim-signed-zero]
