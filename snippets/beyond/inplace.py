@@ -1,5 +1,8 @@
 # Editing a tensor that backward needs: the version counter notices.
 # --8<-- [start:version]
+import os
+import warnings
+
 import torch
 
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -54,9 +57,6 @@ except RuntimeError as e:
 # --8<-- [end:other_op]
 
 # --8<-- [start:anomaly]
-import os  # noqa: E402  (imported where the page first needs them)
-import warnings  # noqa: E402
-
 with warnings.catch_warnings(record=True) as caught:  # keep what it reports
     warnings.simplefilter("always")
     with torch.autograd.detect_anomaly():  # the hint's anomaly detection

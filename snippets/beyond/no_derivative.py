@@ -16,9 +16,8 @@ for code, result in results.items():
         errors[code] = str(e)
         print(f"{code}: RuntimeError: {e}")
 
-counts = torch.histc(
-    a, bins=3, min=0, max=3
-)  # how many values fall in each bin
+# how many values fall in each bin: a count, with no slope to follow
+counts = torch.histc(a, bins=3, min=0, max=3)
 print(f"torch.histc(a, ...): {counts}, grad_fn = {counts.grad_fn}")
 # --8<-- [end:missing]
 

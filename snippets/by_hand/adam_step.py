@@ -75,9 +75,8 @@ for (
 # --8<-- [start:tiny]
 p = torch.zeros(2, requires_grad=True)
 optimizer = torch.optim.Adam([p], lr=lr)
-eps = optimizer.defaults[
-    "eps"
-]  # added to Adam's divisor, to never divide by 0
+# eps: added to Adam's divisor, so that it does not divide by 0
+eps = optimizer.defaults["eps"]
 p.grad = torch.tensor([10.0, 1e-9])  # the second entry is far below eps
 optimizer.step()
 tiny = p.detach().clone()
