@@ -164,7 +164,7 @@ def math_problems(line: int, latex: str, run: set[float]) -> list[tuple[int, int
         if context == "formula" and value.is_integer() and abs(value) <= SMALL:
             continue
         if _equal(m[0], value, run):
-            found.append((m.start(), m.end(), m[0], context))
+            found.append((m.start(), m.end(), f"-{m[0]}" if value < 0 else m[0], context))
     return found
 
 
