@@ -101,7 +101,7 @@ GENERAL_ADVICE = (
 
 def general(page: str, line: int, sentence: str, word: str, subject: str) -> str:
     return (
-        f"{page}:{line}: general statement about PyTorch without a checked claim: {sentence!r}"
+        f"{page}:{line}: general statement about PyTorch without a checked claim: '{sentence}'"
         f" ({word!r} with {subject}); {GENERAL_ADVICE}"
     )
 
@@ -156,7 +156,7 @@ def test_a_general_sentence_needs_a_claim_that_runs_over_cases(site):
     page_with(site, f"{sentence} {{{{ claim facts.py:claim-one }}}}\n")
     assert site.problems(generality.RULE) == [
         f"docs/index.md:3: general statement about PyTorch backed by a claim that checks one"
-        f" case: {sentence!r} ('always'; 'claim-one' of snippets/facts.py has no loop over"
+        f" case: '{sentence}' ('always'; 'claim-one' of snippets/facts.py has no loop over"
         " cases); assert over every case it names (a for loop or a comprehension), or narrow it"
         " to what the run shows"
     ]
@@ -254,13 +254,13 @@ def test_an_agreement_sentence_needs_a_claim_that_asserts_the_equality(site):
     sentence = "Autograd agrees: `x.grad` is {{ cubic.py:autograd_x }}."
     page_with(site, SHOWN + f"\nBy hand it is {{{{ cubic.py:grad_x }}}}. {sentence}\n")
     assert site.problems(agreement.RULE) == [
-        f"docs/index.md:7: says two results agree without a checked claim: {sentence!r}; put"
+        f"docs/index.md:7: says two results agree without a checked claim: '{sentence}'; put"
         " {{ claim <key>.py:<section> }} after it, its section asserting " + EQUALITY
     ]
     page_with(site, SHOWN + f"\n{sentence} {{{{ claim cubic.py:claim-nothing-equal }}}}\n")
     assert site.problems(agreement.RULE) == [
         f"docs/index.md:7: says two results agree, but its claim asserts no equality:"
-        f" {sentence!r}; assert " + EQUALITY
+        f" '{sentence}'; assert " + EQUALITY
     ]
     page_with(site, SHOWN + f"\n{sentence} {{{{ claim cubic.py:claim-agrees }}}}\n")
     assert site.problems(agreement.RULE) == []

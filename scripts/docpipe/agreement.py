@@ -61,13 +61,13 @@ def check(page: Path, allowed: tuple[str, ...]) -> tuple[list[str], set[str]]:
         where = f"{rel(page)}:{s.line}"
         if not s.claims:
             found.append(
-                f"{where}: says two results agree without a checked claim: {s.text!r}; put"
+                f"{where}: says two results agree without a checked claim: '{s.text}'; put"
                 " {{ claim <key>.py:<section> }} after it, its section asserting " + EQUALITY
             )
         elif not _asserting(s.claims):
             found.append(
                 f"{where}: says two results agree, but its claim asserts no equality:"
-                f" {s.text!r}; assert " + EQUALITY
+                f" '{s.text}'; assert " + EQUALITY
             )
     lines = text.split("\n")
     for solution in sentences.solutions(text):

@@ -29,9 +29,10 @@ PYTORCH = re.compile(
 )
 # Words that make a statement general: quantifiers over cases, and "means" of a statement that
 # says what something always implies ("a zero gradient means the step leaves w where it is").
+# A hyphenated word ("CPU-only", "all-in-one") is a name, not a quantifier.
 GENERAL = re.compile(
-    r"\b(?:every(?:thing|one)?|all|any(?:thing)?|always|never|only|cannot|can't|can not"
-    r"|whatever|whenever|wherever|no matter|each|none|nothing|means)\b"
+    r"(?<![\w-])(?:every(?:thing|one)?|all|any(?:thing)?|always|never|only|cannot|can't"
+    r"|can not|whatever|whenever|wherever|no matter|each|none|nothing|means)(?![\w-])"
 )
 
 
@@ -59,7 +60,7 @@ def check(page: Path, allowed: tuple[str, ...]) -> tuple[list[str], set[str]]:
         where = f"{rel(page)}:{s.line}"
         if not s.claims:
             found.append(
-                f"{where}: general statement about PyTorch without a checked claim: {s.text!r}"
+                f"{where}: general statement about PyTorch without a checked claim: '{s.text}'"
                 f" ({s.has_word(GENERAL)!r} with {subject(s)}); back it with a claim that runs"
                 " over every case it names, narrow it to what the run shows, or except it in"
                 " snippets.toml (rule general-sentence) with the reason"
@@ -70,7 +71,7 @@ def check(page: Path, allowed: tuple[str, ...]) -> tuple[list[str], set[str]]:
             named = ", ".join(f"'{section}' of {snippet.name}" for snippet, section in backing)
             found.append(
                 f"{where}: general statement about PyTorch backed by a claim that checks one"
-                f" case: {s.text!r} ({s.has_word(GENERAL)!r}; {named} has no loop over cases);"
+                f" case: '{s.text}' ({s.has_word(GENERAL)!r}; {named} has no loop over cases);"
                 " assert over every case it names (a for loop or a comprehension), or narrow it"
                 " to what the run shows"
             )

@@ -31,9 +31,11 @@ HIDDEN = re.compile(
     re.S,
 )
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[({$\"<])")
-# A code span that names a file, a folder or a command is about this repository, not PyTorch.
+# A code span that names a file, a folder, a command, an environment variable or this site's own
+# markup (a marker, a value, math shown as source) is about this repository, not PyTorch.
 REPOSITORY_CODE = re.compile(
-    r"/|\.(?:md|py|toml|json|txt|svg|ipynb|yml)\b|^(?:python|make|git)\b|^-"
+    r"/|\.(?:md|py|toml|json|txt|svg|ipynb|yml|venv)\b|^[-#+.$]|^\{\{|^[A-Z][A-Z0-9_]+$"
+    r"|^(?:python|make|git|pip|npm|mkdocs|regen|pre-commit|docpipe)\b"
 )
 
 
