@@ -606,3 +606,48 @@ def test_a_changed_hand_formula_fails_check_and_regen_naming_page_line_and_sente
     assert regen.returncode == 1
     assert told in regen.stderr
     assert recorded.status().strip() == "M snippets/cubic.py"  # nothing recorded was changed
+
+
+@pytest.mark.parametrize(
+    ("entry", "error"),
+    [
+        (
+            'rule = "general-sentence"\nreason = "r"\n',
+            "general-sentence needs text = [phrases of the sentence]",
+        ),
+        (
+            'rule = "agreement-asserted"\ntext = []\nreason = "r"\n',
+            "agreement-asserted needs text = [phrases of the sentence]",
+        ),
+        (
+            'rule = "typed-number"\nreason = "r"\n',
+            "typed-number needs text = [phrases with the number]",
+        ),
+        (
+            'rule = "typed-number"\ntext = [" "]\nreason = "r"\n',
+            "text ' ' is not a phrase of the page",
+        ),
+        (
+            'rule = "general-sentence"\ntext = ["every"]\nreason = ""\n',
+            "the reason is empty; say why the rule does not apply",
+        ),
+    ],
+)
+def test_a_bad_exception_of_a_page_rule_is_refused_by_the_catalog(tmp_path, entry, error):
+    meta = tmp_path / "snippets.toml"
+    meta.write_text('[[exception]]\npath = "docs/a.md"\n' + entry)
+    (tmp_path / "snippets").mkdir()
+    with pytest.raises(catalog.CatalogError) as e:
+        catalog.load(meta, tmp_path / "snippets")
+    assert str(e.value) == f"{paths.rel(meta)}: [[exception]] docs/a.md: {error}"
+
+
+def test_an_exception_naming_no_page_is_named(site):
+    site.write(
+        "snippets/snippets.toml",
+        '[[exception]]\npath = "docs/gone.md"\nrule = "general-sentence"\ntext = ["every"]\n'
+        'reason = "r"\n',
+    )
+    assert site.problems(generality.RULE) == [
+        "snippets/snippets.toml: general-sentence names docs/gone.md, not a page"
+    ]
