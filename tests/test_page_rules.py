@@ -119,6 +119,8 @@ def general(page: str, line: int, sentence: str, word: str, subject: str) -> str
          "adam"),
         ("Its first step is the same size along both, whatever the gradient's proportions.",
          "whatever", "gradient"),
+        ("Reading one afterwards, or calling `backward()` through the same graph again, raises"
+         " an error.", "raises an error", "`backward()`"),
         # the issue's new one
         ("Autograd always frees every saved tensor after backward.", "always", "autograd"),
         # a code span names PyTorch too
@@ -187,7 +189,7 @@ def test_sentences_carry_the_marker_written_after_them_and_their_own_lines():
         """
         # Title
 
-        First one, with `x.grad`. Second,
+        **First one, with `x.grad`.** Second,
         on two lines. {{ claim a.py:c-1 }} Third {{ a.py:v }} ends. {{ claim a.py:c-2 }}
 
         - A list item, e.g. this. Its end?
@@ -202,7 +204,7 @@ def test_sentences_carry_the_marker_written_after_them_and_their_own_lines():
     ).lstrip()
     found = [(s.line, s.text, s.claims) for s in sentences.read(text)]
     assert found == [
-        (3, "First one, with `x.grad`.", ()),
+        (3, "**First one, with `x.grad`.**", ()),
         (3, "Second, on two lines.", (("a.py", "c-1"),)),
         (4, "Third {{ a.py:v }} ends.", (("a.py", "c-2"),)),
         (6, "A list item, e.g. this.", ()),

@@ -20,12 +20,10 @@ from . import record as records
 from .pages import CLAIM, markdown_pages
 from .paths import DOCS, SNIPPETS, Snippet, rel
 from .sections import SectionError, find_sections
+from .sentences import SENTENCE_END  # the one rule for where a sentence ends
 
 # Anything that starts like a claim marker, to name the ones CLAIM does not accept.
 LOOSE = re.compile(r"\{\{\s*claim\b[^}<]*\}\}")  # <placeholders> document the syntax
-# A sentence ends at . ! or ? followed by white space; the next one starts with a capital,
-# a code span, a link, a value or math.
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[({$\"])")
 BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+\.\s|#|!!!|\?\?\?|<|\|)")
 MARK = "\u2713"  # a check mark
 

@@ -27,12 +27,14 @@ PYTORCH = re.compile(
     r"|\bdetach(?:ed)?\b|\blea(?:f|ves)\b|\bgraphs?\b|\bhooks?\b|\bjacobians?\b|\bgradcheck\b"
     r"|\bvmap\b|\bjacrev\b"
 )
-# Words that make a statement general: quantifiers over cases, and "means" of a statement that
-# says what something always implies ("a zero gradient means the step leaves w where it is").
-# A hyphenated word ("CPU-only", "all-in-one") is a name, not a quantifier.
+# Words that make a statement general: quantifiers over cases; "means", of a statement that
+# says what something always implies ("a zero gradient means the step leaves w where it is");
+# and "raises an error", which says what PyTorch does in every case of a situation. A
+# hyphenated word ("CPU-only", "all-in-one") is a name, not a quantifier.
 GENERAL = re.compile(
     r"(?<![\w-])(?:every(?:thing|one)?|all|any(?:thing)?|always|never|only|cannot|can't"
-    r"|can not|whatever|whenever|wherever|no matter|each|none|nothing|means)(?![\w-])"
+    r"|can not|whatever|whenever|wherever|no matter|each|none|nothing|means"
+    r"|raises? (?:an?|the) (?:\w+ )?error)(?![\w-])"
 )
 
 

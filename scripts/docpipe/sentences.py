@@ -30,7 +30,8 @@ HIDDEN = re.compile(
     r"|(?P<tag></?[A-Za-z][^>]*>)",
     re.S,
 )
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[({$\"<])")
+# (closing emphasis, quotes or brackets may stand between the stop and the white space)
+SENTENCE_END = re.compile(r"[.!?][*_\"')\]]*\s+(?=[A-Z`*_\[({$\"<])")
 # A code span that names a file, a folder, a command, an environment variable or this site's own
 # markup (a marker, a value, math shown as source) is about this repository, not PyTorch.
 REPOSITORY_CODE = re.compile(
