@@ -134,7 +134,7 @@ def _rule_problems(path: Path) -> str:
     if SERVING:
         if not problems:
             return ""
-        body = "\n".join(f"    - `{p}`" for p in problems)
+        body = "\n".join(f"    - `` {p} ``" for p in problems)  # a sentence may hold `code`
         return f'\n!!! warning "regen.py --check fails on this page"\n\n{body}\n\n'
     for problem in problems:
         log.warning(problem)
