@@ -344,6 +344,27 @@ def test_an_exercise_solution_needs_a_claim_that_asserts_its_result(site):
     assert site.problems(agreement.RULE) == []
 
 
+def test_the_check_counts_what_the_pages_claim(site):
+    site.write("snippets/cubic.py", CUBIC + CUBIC_CLAIM)
+    page_with(
+        site,
+        """
+        Autograd agrees. {{ claim cubic.py:claim-agrees }} By hand they match.
+
+        ??? success "Solution"
+            It is 46. {{ claim cubic.py:claim-nothing-equal }}
+
+        ??? success "Solution"
+            It is 46. {{ claim cubic.py:claim-agrees }}
+        """,
+    )
+    assert agreement.tally(site.docs) == agreement.Tally(3, 1, 2, 1, 2, 1)
+    assert str(agreement.tally(site.docs)) == (
+        "claims: 3 checked-claim markers on 1 page; 1 of 2 sentences saying two results agree"
+        " and 1 of 2 exercise solutions carry an asserted equality"
+    )
+
+
 def test_a_shown_snippet_that_computes_a_hand_result_asserts_it(site):
     site.write("snippets/cubic.py", CUBIC)
     page_with(site, SHOWN)
@@ -579,6 +600,11 @@ def test_check_and_the_strict_build_name_the_same_problems(recorded, tmp_path):
     recorded.write("docs/index.md", SANDBOX_PAGE)
     check = recorded.regen("--check")
     assert check.returncode == 2
+    assert (
+        "claims: 1 checked-claim marker on 1 page; 1 of 1 sentence saying two results agree and"
+        " 0 of 0 exercise solutions carry an asserted equality\n"
+        "checked 1 snippets: 0 drifted, 0 failed, 2 site problems\n"
+    ) in check.stdout
     assert [line for line in check.stderr.splitlines() if line.startswith("PROBLEM")] == [
         f"PROBLEM {p}" for p in PROBLEMS
     ]

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import claims, sentences
-from .paths import SNIPPETS, Snippet, rel
+from .pages import markdown_pages
+from .paths import DOCS, SNIPPETS, Snippet, rel
 
 RULE = "agreement-asserted"
 
@@ -111,3 +113,44 @@ def unasserted(snippet: Snippet) -> list[str]:
         + ("them" if len(missing) > 1 else "it")
         + " with autograd's; assert each equality (hand == autograd) in a claim section"
     ]
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What the pages claim, for --check's summary: the markers, and how many of the sentences
+    that say two results agree, and of the exercise solutions, carry an asserted equality."""
+
+    markers: int
+    pages: int  # pages with at least one marker
+    sentences: int
+    sentences_asserted: int
+    solutions: int
+    solutions_asserted: int
+
+    def __str__(self) -> str:
+        return (
+            f"claims: {_count(self.markers, 'checked-claim marker')} on"
+            f" {_count(self.pages, 'page')}; {self.sentences_asserted} of"
+            f" {_count(self.sentences, 'sentence')} saying two results agree and"
+            f" {self.solutions_asserted} of {_count(self.solutions, 'exercise solution')}"
+            " carry an asserted equality"
+        )
+
+
+def tally(docs: Path = DOCS) -> Tally:
+    markers = pages = said = said_asserted = solved = solved_asserted = 0
+    for page in markdown_pages(docs):
+        text = page.read_text(encoding="utf-8")
+        found = len(claims.find(page))
+        markers, pages = markers + found, pages + bool(found)
+        agreeing = [s for s in sentences.read(text) if says_agree(s)]
+        said += len(agreeing)
+        said_asserted += sum(bool(s.claims) and _asserting(s.claims) for s in agreeing)
+        answers = sentences.solutions(text)
+        solved += len(answers)
+        solved_asserted += sum(_asserting(a.claims) for a in answers)
+    return Tally(markers, pages, said, said_asserted, solved, solved_asserted)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
