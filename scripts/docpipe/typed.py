@@ -6,7 +6,9 @@ snippet the page uses (shows, quotes or cites):
 - its inputs: numeric literals of its source that are data, not formula (a literal that is an
   operand of an arithmetic operator, such as the 3 and 2 of `x**3 - 2 * x`, is formula), outside
   its claim sections;
-- its recorded values (docs/generated/<key>.json), and the item count of a recorded list.
+- its recorded values (docs/generated/<key>.json);
+- its recorded counts: a value declared as one integer (`{len(x)}`, `{calls}`), and the number
+  of items of a recorded list ("0, 1, 2, 3" has four).
 
 In math (outside `{{ }}` values), a number that equals one of them is flagged where it stands for
 a value: alone on the right of `=` or `\\approx` after a single symbol (`$x = 1$`), as the base
@@ -15,8 +17,9 @@ else in a formula (a coefficient, a constant) it is flagged only when it is not 
 (0 to 10): `x^2`, `2(w - 3)` and `\\frac{1}{2}` are formulas. Subscripts and exponents of a
 variable are never flagged. A rounded copy counts: 0.69 typed where the run has 0.6931.
 
-As words, two to twenty (not "one" or "zero", which are also pronouns and names) are flagged when a
-recorded value or a recorded list's count is that number: "the four sigmoids".
+As words, four to twenty are flagged when a recorded count is that number: "the four sigmoids".
+"zero", "one", "two" and "three" are not: prose counts ideas with them ("two reasons", "one node
+at a time") far more often than it copies a run, and the runs record 1, 2 and 3 everywhere.
 """
 
 from __future__ import annotations
