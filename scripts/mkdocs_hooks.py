@@ -1,10 +1,13 @@
-"""MkDocs hooks: check a page's includes before pymdownx reads them, insert recorded values and
-checked-claim markers, say beside an output block where a reader's own run prints something
-else (a path), and say what environment recorded the page; keep `mkdocs serve` live
-(docpipe.live re-runs edited snippets and says on a page what could not be refreshed)."""
+"""MkDocs hooks: check a page's includes before pymdownx reads them, warn with every problem the
+page rules find in its prose (docpipe.rules: the lines `regen.py --check` prints, so that
+`mkdocs build --strict` fails on them), insert recorded values and checked-claim markers, say
+beside an output block where a reader's own run prints something else (a path), and say what
+environment recorded the page; keep `mkdocs serve` live (docpipe.live re-runs edited snippets
+and says on a page what could not be refreshed)."""
 
 from __future__ import annotations
 
+import logging
 import re
 import sys
 from pathlib import Path
@@ -13,7 +16,17 @@ from mkdocs.exceptions import PluginError
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from docpipe import claims, consistency, glue, live, markup, notebooks, pages  # noqa: E402
+from docpipe import (  # noqa: E402
+    catalog,
+    claims,
+    consistency,
+    glue,
+    live,
+    markup,
+    notebooks,
+    pages,
+    rules,
+)
 from docpipe import record as records  # noqa: E402
 from docpipe.normalise import BY_NAME  # noqa: E402
 from docpipe.paths import DOCS, rel  # noqa: E402
@@ -27,6 +40,8 @@ FOOTER = """
 """
 
 SERVING = False  # `mkdocs serve` shows a page's problems on the page instead of failing
+CATALOG: catalog.Catalog | None = None  # snippets/snippets.toml, read at the start of each build
+log = logging.getLogger("mkdocs.hooks.docpipe")  # a warning fails `mkdocs build --strict`
 
 
 def on_startup(command, dirty):
@@ -49,7 +64,12 @@ def on_shutdown():
 
 
 def on_pre_build(config):
+    global CATALOG
     live.refresh()
+    try:
+        CATALOG = catalog.load()
+    except catalog.CatalogError as e:
+        raise PluginError(str(e)) from None
 
 
 def colab_url(repo_url: str, edit_uri: str, notebook: str) -> str | None:
@@ -106,6 +126,21 @@ def _problem_page(problems: list[str]) -> str:
     return f'!!! failure "This page cannot be built"\n\n{body}\n'
 
 
+def _rule_problems(path: Path) -> str:
+    """Warn with the page's prose problems; under `mkdocs serve`, show them on the page."""
+    if CATALOG is None or DOCS not in path.parents:
+        return ""
+    problems = rules.page_problems(CATALOG, path)
+    if SERVING:
+        if not problems:
+            return ""
+        body = "\n".join(f"    - `` {p} ``" for p in problems)  # a sentence may hold `code`
+        return f'\n!!! warning "regen.py --check fails on this page"\n\n{body}\n\n'
+    for problem in problems:
+        log.warning(problem)
+    return ""
+
+
 def on_page_markdown(markdown, page, config, files):
     src = page.file.src_uri
     if not src.endswith(".md"):
@@ -128,5 +163,6 @@ def on_page_markdown(markdown, page, config, files):
         if SERVING:
             return _problem_page([str(e)])
         raise PluginError(str(e)) from None
-    markdown = _under_title(markdown, live.notice(used) + _notebook_links(src, config))
+    notes = _rule_problems(path) if path.exists() else ""
+    markdown = _under_title(markdown, notes + live.notice(used) + _notebook_links(src, config))
     return markdown + FOOTER.format(stamp=stamp) if stamp else markdown

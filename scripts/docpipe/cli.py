@@ -141,6 +141,8 @@ def check(result: pipeline.CheckResult, report_dir: str | None = None) -> int:
     for report in [*result.drifted.values(), *result.notebooks]:
         print(report, file=sys.stderr)
     drifted = len(result.drifted) + len(result.notebooks)
+    if result.claims:
+        print(result.claims)
     print(
         f"checked {result.checked} snippets: {drifted} drifted, {len(result.failed)} failed"
         + (f", {len(result.problems)} site problems" if result.problems else "")

@@ -47,6 +47,7 @@ class CheckResult:
     # For reviewers' reports (docpipe.findings): each drifted snippet's differences and the
     # files its run would publish.
     evidence: dict[Snippet, tuple[list, dict[Path, bytes]]] = field(default_factory=dict)
+    claims: object = None  # a whole-site check: docpipe.agreement.Tally, what the pages claim
 
 
 @dataclass
@@ -175,6 +176,10 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
             result.drifted[snippet] = drift.report(snippet, drifts, pages_using(snippet), note)
             result.evidence[snippet] = (drifts, files)
     result.notebooks = notebooks
+    if whole_site:
+        from . import agreement
+
+        result.claims = agreement.tally()
     return result
 
 
