@@ -166,6 +166,35 @@ def test_a_general_sentence_needs_a_claim_that_runs_over_cases(site):
     assert site.problems(generality.RULE) == []
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Here each leaf has a single path, so there is nothing to add.",
+        "In this graph every node saved a tensor.",
+        "The snippet walks a few small graphs twice each.",
+        "Each path contributes {{ facts.py:left }}, and `x.grad` is their sum.",
+    ],
+)
+def test_a_sentence_scoped_to_the_example_shown_counts_over_that_example(site, sentence):
+    """"each", "every", "all" or "nothing" in a sentence that points at the example (or quotes
+    its recorded numbers) counts over that one example, which the run shows."""
+    page_with(site, sentence + "\n")
+    assert site.problems(generality.RULE) == []
+
+
+def test_a_scoped_sentence_that_says_what_always_happens_still_needs_a_claim(site):
+    """"always", "never", "raises an error" say more than one run shows, even of "this graph":
+    such a sentence needs a claim, which may check the case shown."""
+    site.write("snippets/facts.py", FACTS)
+    sentence = "Calling `backward()` through this graph again raises an error."
+    page_with(site, sentence + "\n")
+    assert site.problems(generality.RULE) == [
+        general("docs/index.md", 3, sentence, "raises an error", "`backward()`")
+    ]
+    page_with(site, f"{sentence} {{{{ claim facts.py:claim-one }}}}\n")
+    assert site.problems(generality.RULE) == []
+
+
 def test_an_exception_spares_a_general_sentence_and_a_stale_one_is_named(site):
     page_with(site, "Autograd always frees every saved tensor after backward.\n")
     site.write(

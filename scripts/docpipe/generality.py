@@ -7,6 +7,12 @@ A sentence of prose (docpipe.sentences) is a general statement about PyTorch whe
 and it is not a question. Such a sentence is a site problem unless it carries a checked-claim
 marker whose section runs over cases (docpipe.claims.covers_cases: an assert and a loop or a
 comprehension), because an assert on one example cannot back "every", "always" or "never".
+
+A sentence scoped to the run the page shows (it quotes a recorded value, or says "here", "above",
+"below", "this graph", "these tensors", "in the snippet"...) speaks of that one case, which the
+run covers: its "each", "every", "all" or "nothing" counts over the example (DISTRIBUTIVE), so it
+is not general. One that still says what always happens (ALWAYS: always, never, cannot, whatever,
+no matter, means, raises an error) needs a claim, which may check that one case.
 """
 
 from __future__ import annotations
@@ -31,11 +37,22 @@ PYTORCH = re.compile(
 # says what something always implies ("a zero gradient means the step leaves w where it is");
 # and "raises an error", which says what PyTorch does in every case of a situation. A
 # hyphenated word ("CPU-only", "all-in-one") is a name, not a quantifier.
-GENERAL = re.compile(
-    r"(?<![\w-])(?:every(?:thing|one)?|all|any(?:thing)?|always|never|only|cannot|can't"
-    r"|can not|whatever|whenever|wherever|no matter|each|none|nothing|means"
-    r"|raises? (?:an?|the) (?:\w+ )?error)(?![\w-])"
+ALWAYS = (
+    r"always|never|cannot|can't|can not|whatever|whenever|wherever|no matter|means"
+    r"|raises? (?:an?|the) (?:\w+ )?error"
 )
+DISTRIBUTIVE = r"every(?:thing|one)?|all|any(?:thing)?|only|each|none|nothing"
+GENERAL = re.compile(rf"(?<![\w-])(?:{ALWAYS}|{DISTRIBUTIVE})(?![\w-])")
+STRONG = re.compile(rf"(?<![\w-])(?:{ALWAYS})(?![\w-])")
+# Words that scope a sentence to the example the page shows. "this" and "these" count only
+# before a noun that names a part of the example ("this graph"), not as "this is why".
+SCOPED = re.compile(
+    r"(?<![\w-])(?:here|above|below|the (?:snippet|run|example)s?\b"
+    r"|(?:this|these|that|those) (?:\w+ )?(?:graphs?|examples?|snippets?|runs?|loops?|networks?"
+    r"|models?|tensors?|functions?|cases?|code|lines?|nodes?|paths?|leaf|leaves|points?"
+    r"|steps?|calls?|losses?|inputs?|outputs?|weights?))(?![\w-])"
+)
+VALUE = re.compile(r"\{\{(?!\s*claim\b).*?\}\}")
 
 
 def subject(sentence: sentences.Sentence) -> str | None:
@@ -44,8 +61,16 @@ def subject(sentence: sentences.Sentence) -> str | None:
     return f"`{code}`" if code else sentence.has_word(PYTORCH)
 
 
+def scoped(sentence: sentences.Sentence) -> bool:
+    """Whether the sentence speaks of the example the page shows: it quotes a recorded value or
+    points at the example ("here", "this graph")."""
+    return bool(VALUE.search(sentence.text)) or bool(sentence.has_word(SCOPED))
+
+
 def is_general(sentence: sentences.Sentence) -> bool:
-    return not sentence.question and bool(subject(sentence)) and bool(sentence.has_word(GENERAL))
+    if sentence.question or not subject(sentence) or not sentence.has_word(GENERAL):
+        return False
+    return not scoped(sentence) or bool(sentence.has_word(STRONG))
 
 
 def check(page: Path, allowed: tuple[str, ...]) -> tuple[list[str], set[str]]:
@@ -68,6 +93,8 @@ def check(page: Path, allowed: tuple[str, ...]) -> tuple[list[str], set[str]]:
                 " snippets.toml (rule general-sentence) with the reason"
             )
             continue
+        if scoped(s):
+            continue  # one case, the one shown, which its claim checks
         backing = [(Snippet.from_path(SNIPPETS / k), section) for k, section in s.claims]
         if not any(claims.covers_cases(snippet, section) for snippet, section in backing):
             named = ", ".join(f"'{section}' of {snippet.name}" for snippet, section in backing)
