@@ -176,14 +176,14 @@ def test_a_general_sentence_needs_a_claim_that_runs_over_cases(site):
     ],
 )
 def test_a_sentence_scoped_to_the_example_shown_counts_over_that_example(site, sentence):
-    """"each", "every", "all" or "nothing" in a sentence that points at the example (or quotes
+    """ "each", "every", "all" or "nothing" in a sentence that points at the example (or quotes
     its recorded numbers) counts over that one example, which the run shows."""
     page_with(site, sentence + "\n")
     assert site.problems(generality.RULE) == []
 
 
 def test_a_scoped_sentence_that_says_what_always_happens_still_needs_a_claim(site):
-    """"always", "never", "raises an error" say more than one run shows, even of "this graph":
+    """ "always", "never", "raises an error" say more than one run shows, even of "this graph":
     such a sentence needs a claim, which may check the case shown."""
     site.write("snippets/facts.py", FACTS)
     sentence = "Calling `backward()` through this graph again raises an error."
