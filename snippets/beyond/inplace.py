@@ -44,6 +44,22 @@ print("in place on an unsaved tensor: a.grad =", a.grad)
 fixed_grad = a.grad.tolist()
 # --8<-- [end:fixes]
 
+# --8<-- [start:claim-unsaved-edit]
+# no node saved c: the edit only scaled the gradient, by the factor of mul_(2)
+assert fixed_grad == [2.0, 2.0, 2.0]
+# the same edit fails once another node has saved c
+a2 = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+c2 = a2 + 1
+d2 = c2 * c2  # the multiplication saves c2
+c2.mul_(2)
+try:
+    d2.sum().backward()
+    failed = False
+except RuntimeError as error:
+    failed = "modified by an inplace operation" in str(error)
+assert failed
+# --8<-- [end:claim-unsaved-edit]
+
 # --8<-- [start:other_op]
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 b = a * 3  # b is the output of a multiplication

@@ -33,3 +33,9 @@ z.backward()
 print(f"by hand:  dz/dx = y + 1 = {through_product + direct:g}")
 print(f"autograd: x.grad = {x.grad.item():g}   y.grad = {y.grad.item():g}")
 # --8<-- [end:two_paths]
+
+# --8<-- [start:claim-two-paths-add]
+# the contributions of the two paths, added: y + 1 for x; x for y
+assert x.grad.item() == through_product + direct
+assert y.grad.item() == x.item()
+# --8<-- [end:claim-two-paths-add]
