@@ -29,6 +29,17 @@ except RuntimeError:
     pass
 else:
     raise AssertionError("backward through a changed saved tensor succeeded")
+# each in-place edit, of whatever kind, counts the version up by one
+edits = (
+    lambda t: t.add_(1),
+    lambda t: t.clamp_(max=4),
+    lambda t: t.__iadd__(1),  # t += 1
+    lambda t: t.__setitem__(0, 5.0),  # t[0] = 5
+)
+for edit in edits:
+    before = b._version
+    edit(b)
+    assert b._version == before + 1, edit
 # --8<-- [end:claim-saved-version]
 
 # --8<-- [start:fixes]
