@@ -24,6 +24,19 @@ handle.remove()  # the hook stays on y until removed
 assert not y.retains_grad  # the hook saw y's gradient; nothing kept it
 # --8<-- [end:claim-hook-stores-nothing]
 
+# --8<-- [start:claim-hook-watches]
+# what a watching hook receives is dL/dy = 2y, and it changes nothing:
+# x.grad is the derivative of sum((x³)²), 6x⁵, as without a hook
+received = []
+x_again = x.detach().clone().requires_grad_()
+y_again = x_again**3
+y_again.register_hook(received.append)  # append returns None
+(y_again**2).sum().backward()
+assert torch.equal(received[0], 2 * y_again.detach())
+assert torch.allclose(plain_grad, 6 * x.detach() ** 5)
+assert torch.equal(x_again.grad, plain_grad)
+# --8<-- [end:claim-hook-watches]
+
 # --8<-- [start:clip]
 x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
 y = x**3
