@@ -57,3 +57,11 @@ assert torch.allclose(column_sums, torch.zeros(4), atol=1e-6)
 # p_i (1 - p_i) on the diagonal, -p_i p_j off it: diag(p) - p pᵀ
 assert torch.allclose(J_softmax, torch.diag(probs) - torch.outer(probs, probs))
 # --8<-- [end:claim-softmax-entries]
+
+# --8<-- [start:claim-rows-are-vjps]
+# row i of the Jacobian is the vector-Jacobian product with v = 1 at output i
+_, vjp_of = torch.func.vjp(softmax, logits)
+for i, one_hot in enumerate(torch.eye(len(logits))):
+    (row,) = vjp_of(one_hot)
+    assert torch.allclose(row, J_softmax[i])
+# --8<-- [end:claim-rows-are-vjps]
