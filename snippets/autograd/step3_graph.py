@@ -37,6 +37,10 @@ assert type(multiply).__name__ == "MulBackward0"
 # w has a node (AccumulateGrad); x has none (None)
 passes_to = [type(node).__name__ for node, _ in multiply.next_functions]
 assert passes_to == ["AccumulateGrad", "NoneType"]
+# the same for y, in the node that subtracted it
+subtract = error.grad_fn
+assert type(subtract).__name__ == "SubBackward0"
+assert subtract.next_functions[1][0] is None
 # --8<-- [end:claim-data-no-node]
 
 # --8<-- [start:claim-mul-saves-x]

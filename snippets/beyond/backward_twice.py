@@ -48,6 +48,49 @@ for code in ("w.sum()", "(w + 1).sum()"):
 # graphs with a node that saved a tensor raise
 for code in ("(w * w).sum()", "(w ** 2).sum()"):
     assert outcomes[code] == ("raised", None)
+
+
+def saved_tensors(root):
+    """The names of the tensors the nodes of a graph saved for backward."""
+    found, todo, seen = [], [root], set()
+    while todo:
+        node = todo.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        for name in dir(node):
+            if name.startswith("_saved_"):
+                value = getattr(node, name)
+                values = value if isinstance(value, (tuple, list)) else [value]
+                if any(isinstance(v, torch.Tensor) for v in values):
+                    found.append(f"{type(node).__name__}.{name}")
+        todo.extend(n for n, _ in node.next_functions)
+    return found
+
+
+# over more operations: a second walk raises exactly when a node saved a tensor
+more = {
+    **graphs,
+    "w.mean()": lambda w: w.mean(),
+    "(-w).sum()": lambda w: (-w).sum(),
+    "(w - 3).sum()": lambda w: (w - 3).sum(),
+    "w[0]": lambda w: w[0],
+    "w.view(3, 1).sum()": lambda w: w.view(3, 1).sum(),
+    "torch.cat([w, w]).sum()": lambda w: torch.cat([w, w]).sum(),
+    "(w * 2).sum()": lambda w: (w * 2).sum(),
+    "(w / 2).sum()": lambda w: (w / 2).sum(),
+    "w.exp().sum()": lambda w: w.exp().sum(),
+    "w.relu().sum()": lambda w: w.relu().sum(),
+    "w.sin().sum()": lambda w: w.sin().sum(),
+    "w @ w": lambda w: w @ w,
+}
+kinds = set()
+for code, make in more.items():
+    saved = saved_tensors(make(torch.ones(3, requires_grad=True)).grad_fn)
+    result, _ = walk_twice(make)
+    assert (result == "raised") == bool(saved), code
+    kinds.add(bool(saved))
+assert kinds == {True, False}  # both kinds were tried
 # --8<-- [end:claim-saved-nothing]
 
 # --8<-- [start:retain]

@@ -102,6 +102,7 @@ columns = [
     for one_hot in torch.eye(points.numel(), dtype=torch.double)
 ]
 assert all(torch.equal(c, torch.sigmoid(points.detach())) for c in columns)
+assert issubclass(GradcheckError, RuntimeError)  # a kind of RuntimeError
 # --8<-- [end:claim-forgetful-columns]
 
 # --8<-- [start:one_point]

@@ -12,6 +12,7 @@ print("x.grad:  ", x.grad)
 
 # --8<-- [start:claim-grad-returns]
 assert x.grad is None  # autograd.grad added nothing into .grad
+assert dy_dx.item() == 3 * x.item() ** 2  # what it returned: 3x², by hand
 # --8<-- [end:claim-grad-returns]
 
 # --8<-- [start:second]
@@ -25,6 +26,8 @@ print(f"by hand: 3x² = {3 * x.item() ** 2:g}   6x = {6 * x.item():g}")
 
 # --8<-- [start:claim-create-graph]
 assert dy_dx.grad_fn is not None  # create_graph=True recorded the backward
+# autograd's first and second derivatives are the hand 3x² and 6x
+assert dy_dx.item() == 3 * x.item() ** 2 and d2y_dx2.item() == 6 * x.item()
 y = x**3
 assert torch.autograd.grad(y, x)[0].grad_fn is None  # without it: a number
 # --8<-- [end:claim-create-graph]

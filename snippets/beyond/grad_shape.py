@@ -24,4 +24,10 @@ print(W.grad)
 assert x.grad.tolist() == grad_hand  # autograd agrees with the hand result
 assert x.grad.shape == x.shape  # .grad has the shape of its tensor
 assert W.grad.shape == W.shape
+assert torch.equal(W.grad, inputs.expand(2, 3))  # each row is the input
+# and for tensors of other shapes, 0 to 4 dimensions
+for shape in ((), (1,), (4,), (2, 5), (3, 1, 2), (2, 2, 2, 2)):
+    t = torch.ones(shape, requires_grad=True)
+    (t.sin() * 3).sum().backward()
+    assert t.grad.shape == t.shape, shape
 # --8<-- [end:claim-grad-shape]

@@ -29,6 +29,17 @@ except RuntimeError:
     pass
 else:
     raise AssertionError("backward through a changed saved tensor succeeded")
+# each in-place edit, of whatever kind, counts the version up by one
+edits = (
+    lambda t: t.add_(1),
+    lambda t: t.clamp_(max=4),
+    lambda t: t.__iadd__(1),  # t += 1
+    lambda t: t.__setitem__(0, 5.0),  # t[0] = 5
+)
+for edit in edits:
+    before = b._version
+    edit(b)
+    assert b._version == before + 1, edit
 # --8<-- [end:claim-saved-version]
 
 # --8<-- [start:fixes]
@@ -43,6 +54,22 @@ c.sum().backward()
 print("in place on an unsaved tensor: a.grad =", a.grad)
 fixed_grad = a.grad.tolist()
 # --8<-- [end:fixes]
+
+# --8<-- [start:claim-unsaved-edit]
+# no node saved c: the edit only scaled the gradient, by the factor of mul_(2)
+assert fixed_grad == [2.0, 2.0, 2.0]
+# the same edit fails once another node has saved c
+a2 = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+c2 = a2 + 1
+d2 = c2 * c2  # the multiplication saves c2
+c2.mul_(2)
+try:
+    d2.sum().backward()
+    failed = False
+except RuntimeError as error:
+    failed = "modified by an inplace operation" in str(error)
+assert failed
+# --8<-- [end:claim-unsaved-edit]
 
 # --8<-- [start:other_op]
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

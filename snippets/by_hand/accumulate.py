@@ -41,6 +41,12 @@ assert all(by_hand == grad for by_hand, grad in compared)
 # by default zero_grad() removes .grad; it does not store zeros
 optimizer.zero_grad()
 assert w.grad is None
+# and it does so for all the parameters it was given, in one call
+several = [torch.ones(2, requires_grad=True) for _ in range(3)]
+sum((p**2).sum() for p in several).backward()
+assert all(p.grad is not None for p in several)
+torch.optim.SGD(several, lr=0.1).zero_grad()
+assert all(p.grad is None for p in several)
 # so the next backward() starts from nothing
 (w**2).backward()
 assert w.grad.item() == 2 * w.item()

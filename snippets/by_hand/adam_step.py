@@ -92,6 +92,16 @@ assert torch.allclose(steps["Adam"].abs(), torch.full((2,), lr))
 assert (
     torch.isclose(tiny[0].abs(), torch.tensor(lr)) and tiny[1].abs() < lr / 2
 )
+# over many sizes of gradient: the first step is lr * |g| / (|g| + eps), which
+# is lr (within 2 %) exactly when |g| is at least 100 times eps
+for size in (1e-12, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-4, 1e-2, 1.0, 1e2, 1e4):
+    q = torch.zeros(1, requires_grad=True)
+    first_adam = torch.optim.Adam([q], lr=lr)
+    q.grad = torch.tensor([size])
+    first_adam.step()
+    moved = abs(q.item())
+    assert abs(moved - lr * size / (size + eps)) <= 1e-3 * moved, size
+    assert (abs(moved - lr) <= 0.02 * lr) == (size >= 100 * eps), size
 # --8<-- [end:claim-adam-tiny]
 
 # --8<-- [start:claim-adam-state]

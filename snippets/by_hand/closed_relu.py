@@ -56,3 +56,16 @@ assert grad_h_hand == h.grad.item() == 0 and grad_w_hand == w.grad.item() == 0
 signs = {math.copysign(1, v) for v in (grad_h_hand, h.grad.item())}
 assert signs == {-1.0, 1.0}  # the two zeros at h carry different signs
 # --8<-- [end:claim-signed-zero]
+
+# --8<-- [start:claim-other-zero-slopes]
+# a clamp passes the gradient up to its limit, and stops it beyond the limit
+for value, slope in ((0.5, 1.0), (1.0, 1.0), (1.5, 0.0)):
+    t = torch.tensor(value, requires_grad=True)
+    t.clamp(max=1.0).backward()
+    assert t.grad.item() == slope, value
+# rounding steps pass nothing back, wherever the input lies
+for rounding in (torch.round, torch.floor, torch.ceil, torch.trunc):
+    t = torch.tensor([0.3, 1.7, -2.4, 2.5], requires_grad=True)
+    rounding(t).sum().backward()
+    assert torch.equal(t.grad, torch.zeros(4)), rounding
+# --8<-- [end:claim-other-zero-slopes]
