@@ -1,8 +1,9 @@
-"""MkDocs hooks: check a page's includes before pymdownx reads them, insert recorded values and
-checked-claim markers, say beside an output block where a reader's own run prints something
-else (a path), and say what environment recorded the page; render every formula with KaTeX
-(docpipe.katex); keep `mkdocs serve` live (docpipe.live re-runs edited snippets and says on a
-page what could not be refreshed)."""
+"""MkDocs hooks: fail the build on every site problem `regen.py --check` reports (the page rules
+of docpipe.rules among them), check a page's includes before pymdownx reads them, insert recorded
+values and checked-claim markers, say beside an output block where a reader's own run prints
+something else (a path), and say what environment recorded the page; render every formula with
+KaTeX (docpipe.katex); keep `mkdocs serve` live (docpipe.live re-runs edited snippets and says on
+a page what could not be refreshed, and the page shows its own problems)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from docpipe import (  # noqa: E402
     notebooks,
     pages,
     pipeline,
+    rules,
 )
 from docpipe import record as records  # noqa: E402
 from docpipe.normalise import BY_NAME  # noqa: E402
@@ -43,6 +45,7 @@ FOOTER = """
 """
 
 SERVING = False  # `mkdocs serve` shows a page's problems on the page instead of failing
+CATALOG: catalog.Catalog | None = None  # snippets/snippets.toml, read at the start of each build
 
 
 def on_startup(command, dirty):
@@ -84,11 +87,12 @@ def on_pre_build(config):
     """A build fails on every site problem `regen.py --check` reports, by the same code
     (docpipe.pipeline.site_problems), and on broken settings; `mkdocs serve` shows them on
     the pages they name instead, and refreshes what changed."""
-    global SITE_PROBLEMS
+    global SITE_PROBLEMS, CATALOG
     try:
-        SITE_PROBLEMS = pipeline.site_problems(catalog.load())
+        CATALOG = catalog.load()
+        SITE_PROBLEMS = pipeline.site_problems(CATALOG)
     except catalog.CatalogError as e:
-        SITE_PROBLEMS = [str(e)]
+        CATALOG, SITE_PROBLEMS = None, [str(e)]
     if SITE_PROBLEMS and not SERVING:
         raise PluginError("\n".join(SITE_PROBLEMS))
     live.refresh()
@@ -148,13 +152,32 @@ def _problem_page(problems: list[str]) -> str:
     return f'!!! failure "This page cannot be built"\n\n{body}\n'
 
 
+def _prose_problems(path: Path) -> list[str]:
+    """Under `mkdocs serve`, what the page rules find in this page's prose (a build has failed
+    on them already, in on_pre_build)."""
+    if not SERVING or CATALOG is None or DOCS not in path.parents or not path.exists():
+        return []
+    return rules.page_problems(CATALOG, path)
+
+
+def _prose_notice(problems: list[str]) -> str:
+    """The page stays readable: its prose problems go in a box under its title."""
+    if not problems:
+        return ""
+    body = "\n".join(f"    - `` {p} ``" for p in problems)  # a sentence may hold `code`
+    return f'\n!!! warning "regen.py --check fails on this page"\n\n{body}\n\n'
+
+
 def on_page_markdown(markdown, page, config, files):
     src = page.file.src_uri
     if not src.endswith(".md"):
         return markdown
     path = Path(page.file.abs_src_path)
     problems = consistency.include_problems(path) if path.exists() else []
-    named = [p for p in SITE_PROBLEMS if p.startswith(f"{rel(path)}:")]  # only when serving
+    prose = _prose_problems(path)
+    named = [  # only when serving
+        p for p in SITE_PROBLEMS if p.startswith(f"{rel(path)}:") and p not in prose
+    ]
     problems += [p for p in named if p not in problems]
     if problems:  # pymdownx would raise on these with neither page nor line named
         if SERVING:
@@ -173,7 +196,8 @@ def on_page_markdown(markdown, page, config, files):
         if SERVING:
             return _problem_page([str(e)])
         raise PluginError(str(e)) from None
-    markdown = _under_title(markdown, live.notice(used) + _notebook_links(src, config))
+    notes = _prose_notice(prose) + live.notice(used)
+    markdown = _under_title(markdown, notes + _notebook_links(src, config))
     if not stamp:
         return markdown
     return markdown + FOOTER.format(stamp=stamp, versions=reproduced_by(used))

@@ -116,7 +116,8 @@ def write_meta(tmp_path, entry: str):
         ),
         (
             'path = "snippets/a.py"\nrule = "not-on-a-page"\ntext = ["1"]\nreason = "r"\n',
-            "text applies only to the rule number-in-prose",
+            "text applies only to the rules number-in-prose, typed-number, general-sentence,"
+            " agreement-asserted",
         ),
         (
             'path = "docs/a.md"\nrule = "number-in-prose"\ntext = ["1"]\nreason = "r"\nwhy = 1\n',

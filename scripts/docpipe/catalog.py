@@ -13,7 +13,9 @@ from .paths import META, SNIPPETS, Snippet, rel
 
 DEFAULT_TIMEOUT = 120.0  # seconds; generous, since a snippet normally takes milliseconds
 DEFAULT_DURATION = 0.1  # seconds; what sharding assumes for a snippet with no recorded duration
-EXCEPTION_RULES = ("not-on-a-page", "number-in-prose")
+# Rules a page's phrase can be excepted from (text = [phrases]), and the one rule for a file.
+PHRASE_RULES = ("number-in-prose", "typed-number", "general-sentence", "agreement-asserted")
+EXCEPTION_RULES = ("not-on-a-page", *PHRASE_RULES)
 EXCEPTION_KEYS = {"path", "rule", "reason", "text"}
 SNIPPET_KEYS = {"timeout", "duration", "values", "normalise"}
 DEFAULT_KEYS = {"timeout"}
@@ -36,7 +38,7 @@ class Exemption:
     path: str
     rule: str
     reason: str
-    text: tuple[str, ...] = ()  # number-in-prose: the phrases whose numbers no run produces
+    text: tuple[str, ...] = ()  # a phrase rule (PHRASE_RULES): the phrases of the page it spares
 
 
 @dataclass(frozen=True)
@@ -53,11 +55,12 @@ class Catalog:
 
     def allowed_numbers(self, page: str) -> tuple[str, ...]:
         """Phrases of a page (path from the repository root) whose numbers are not run results."""
+        return self.allowed(page, "number-in-prose")
+
+    def allowed(self, page: str, rule: str) -> tuple[str, ...]:
+        """The phrases of a page (path from the repository root) that a phrase rule spares."""
         return tuple(
-            t
-            for e in self.exemptions
-            if e.path == page and e.rule == "number-in-prose"
-            for t in e.text
+            t for e in self.exemptions if e.path == page and e.rule == rule for t in e.text
         )
 
 
@@ -211,14 +214,18 @@ def _exemption(where: str, entry: dict) -> Exemption:
     if not isinstance(entry["reason"], str) or not entry["reason"].strip():
         raise CatalogError(f"{name}: the reason is empty; say why the rule does not apply")
     text = entry.get("text", [])
-    if entry["rule"] == "number-in-prose":
+    rule = entry["rule"]
+    if rule in PHRASE_RULES:
         if not isinstance(text, list) or not text:
-            raise CatalogError(f"{name}: number-in-prose needs text = [phrases with the number]")
+            what = "with the number" if "number" in rule else "of the sentence"
+            raise CatalogError(f"{name}: {rule} needs text = [phrases {what}]")
         for phrase in text:
-            if not isinstance(phrase, str) or not any(c.isdigit() for c in phrase):
+            if not isinstance(phrase, str) or not phrase.strip():
+                raise CatalogError(f"{name}: text {phrase!r} is not a phrase of the page")
+            if rule == "number-in-prose" and not any(c.isdigit() for c in phrase):
                 raise CatalogError(
                     f"{name}: text {phrase!r} holds no digit (name the phrase around the number)"
                 )
     elif "text" in entry:
-        raise CatalogError(f"{name}: text applies only to the rule number-in-prose")
+        raise CatalogError(f"{name}: text applies only to the rules {', '.join(PHRASE_RULES)}")
     return Exemption(entry["path"], entry["rule"], entry["reason"], tuple(text))

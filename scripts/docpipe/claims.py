@@ -20,12 +20,10 @@ from . import record as records
 from .pages import CLAIM, markdown_pages
 from .paths import DOCS, SNIPPETS, Snippet, rel
 from .sections import SectionError, find_sections
+from .sentences import SENTENCE_END  # the one rule for where a sentence ends
 
 # Anything that starts like a claim marker, to name the ones CLAIM does not accept.
 LOOSE = re.compile(r"\{\{\s*claim\b[^}<]*\}\}")  # <placeholders> document the syntax
-# A sentence ends at . ! or ? followed by white space; the next one starts with a capital,
-# a code span, a link, a value or math.
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_\[({$\"])")
 BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+\.\s|#|!!!|\?\?\?|<|\|)")
 MARK = "\u2713"  # a check mark
 
@@ -185,3 +183,73 @@ def render(markdown: str, page: str, repo_url: str, edit_uri: str, notebook: boo
         return f'<a class="checked-claim" href="{url}" title="{tip}" aria-label="{tip}">{MARK}</a>'
 
     return re.sub(r"[ \t]*\n?[ \t]*(?P<claim>" + CLAIM.pattern + ")", marker, markdown)
+
+
+# What a claim's section asserts, read with ast (docpipe.generality, docpipe.agreement).
+# An equality: `==`, a call such as torch.equal, torch.allclose, math.isclose or
+# torch.testing.assert_close, or a distance below a tolerance, abs(a - b) < tol.
+EQUALITY_CALLS = {
+    "equal", "allclose", "isclose", "array_equal",
+    "assert_close", "assert_allclose", "assert_array_equal", "assert_equal",
+}  # fmt: skip
+
+
+def section_nodes(snippet: Snippet, section: str) -> list[ast.AST]:
+    """The statements of a claim's section, or [] when the marker is broken (problems names it)."""
+    try:
+        first, last = checks(snippet, section)
+        tree = ast.parse(snippet.source.read_text(encoding="utf-8"), snippet.name)
+    except (ClaimError, SyntaxError, OSError):
+        return []
+    return [n for n in tree.body if first <= n.lineno <= last]
+
+
+def is_equality(node: ast.AST) -> bool:
+    """Whether an expression states that two results are equal (or within a tolerance)."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Compare):
+            if any(isinstance(op, ast.Eq) for op in n.ops):
+                return True
+            if any(isinstance(op, ast.Lt | ast.LtE) for op in n.ops) and _has_abs(n.left):
+                return True
+        if isinstance(n, ast.Call) and _called(n) in EQUALITY_CALLS:
+            return True
+    return False
+
+
+def equality_checks(statements: list[ast.AST]) -> list[ast.AST]:
+    """The asserts of equality, and the assert_close-style calls, among the statements."""
+    found = []
+    for n in (x for s in statements for x in ast.walk(s)):
+        if isinstance(n, ast.Assert) and is_equality(n.test):
+            found.append(n.test)
+        elif isinstance(n, ast.Expr) and isinstance(n.value, ast.Call):
+            if _called(n.value).startswith("assert") and _called(n.value) in EQUALITY_CALLS:
+                found.append(n.value)
+    return found
+
+
+def asserts_equality(snippet: Snippet, section: str) -> bool:
+    return bool(equality_checks(section_nodes(snippet, section)))
+
+
+LOOPS = (ast.For, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def covers_cases(snippet: Snippet, section: str) -> bool:
+    """Whether a claim's section runs its asserts over cases: it holds an assert and a loop
+    (for, while, or a comprehension such as all(... for case in cases))."""
+    nodes = [x for s in section_nodes(snippet, section) for x in ast.walk(s)]
+    asserts = any(isinstance(n, ast.Assert) for n in nodes)
+    return asserts and any(isinstance(n, LOOPS) for n in nodes)
+
+
+def _called(call: ast.Call) -> str:
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _has_abs(node: ast.AST) -> bool:
+    calls = (n for n in ast.walk(node) if isinstance(n, ast.Call))
+    methods = (n for n in ast.walk(node) if isinstance(n, ast.Attribute))
+    return any(_called(n) == "abs" for n in calls) or any(n.attr == "abs" for n in methods)

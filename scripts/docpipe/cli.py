@@ -172,6 +172,8 @@ def check(result: pipeline.CheckResult, report_dir: str | None = None) -> int:
         print(report, file=sys.stderr)
     for report in verify.unverified_report(result.unverified, result.checked):
         print(report)
+    if result.claims:
+        print(result.claims)
     content = len(result.drifted) + len(result.notebooks)
     drifted = content + len(result.environment_only)
     print(

@@ -43,11 +43,12 @@ def page_problems(cat: Catalog, docs: Path = DOCS, outputs_made_later: bool = Fa
 
 def output_problems(cat: Catalog, docs: Path = DOCS) -> list[str]:
     """Snippets no page shows, recorded files no snippet owns or a page cannot show as
-    recorded, numbers typed into prose, claims that check nothing: reported by --check, but
-    no reason to refuse a regen."""
-    from . import claims, prose
+    recorded, claims that check nothing, and what the page rules find in prose (docpipe.rules:
+    typed numbers, general sentences, unasserted agreement): reported by --check, but no reason
+    to refuse a regen."""
+    from . import claims, rules
 
-    found = claims.problems(docs) + prose.problems(cat, docs)
+    found = claims.problems(docs) + rules.problems(cat, docs)
     uses = pages.all_uses(docs)
     shown = {u.snippet for u in uses if u.kind in ("code", "output")}
     for snippet in cat.snippets:

@@ -53,6 +53,7 @@ class CheckResult:
     # files its run would publish.
     evidence: dict[Snippet, tuple[list, dict[Path, bytes]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # worth saying, no reason to fail
+    claims: object = None  # a whole-site check: docpipe.agreement.Tally, what the pages claim
 
 
 @dataclass
@@ -213,6 +214,10 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
         for p in writing.leftovers()
     ]
     result.unverified = verify.unverified(runnable, cat)
+    if whole_site:
+        from . import agreement
+
+        result.claims = agreement.tally()
     return result
 
 

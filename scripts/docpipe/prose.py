@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from .pages import markdown_pages, parser
+from .pages import parser
 from .paths import DOCS, rel
 
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")
@@ -123,20 +123,7 @@ def _covering(text: str, start: int, end: int, allowed: tuple[str, ...]) -> str 
 
 
 def problems(cat, docs: Path = DOCS) -> list[str]:
-    found = []
-    pages = {page.relative_to(docs.parent).as_posix(): page for page in markdown_pages(docs)}
-    for name, page in pages.items():
-        allowed = cat.allowed_numbers(name)
-        typed, used = typed_numbers(page, allowed)
-        found += typed
-        found += [
-            f"snippets/snippets.toml: number-in-prose phrase {p!r} of {name} is not in its"
-            " prose any more (remove it)"
-            for p in allowed
-            if p not in used
-        ]
-    named = set(pages)
-    for e in cat.exemptions:
-        if e.rule == "number-in-prose" and e.path not in named:
-            found.append(f"snippets/snippets.toml: number-in-prose names {e.path}, not a page")
-    return found
+    """The problems of this rule alone, site-wide (docpipe.rules runs every page rule)."""
+    from . import rules
+
+    return rules.problems(cat, docs, only=("number-in-prose",))

@@ -18,3 +18,9 @@ print(f"error = {error_hand:g}   loss = {loss.item():g}")
 print(f"dL/dw  by hand: {grad_w_hand:g}   autograd: {w.grad.item():g}")
 print(f"dL/db  by hand: {grad_b_hand:g}   autograd: {b.grad.item():g}")
 # --8<-- [end:check]
+
+# --8<-- [start:claim-agrees]
+# the hand results are autograd's, on this run's numbers
+assert grad_w_hand == w.grad.item()
+assert grad_b_hand == b.grad.item()
+# --8<-- [end:claim-agrees]

@@ -11,3 +11,10 @@ full_hand = 2 * w.item() + 1  # d(w * (w + 1))/dw = 2w + 1, both factors
 held_hand = w.item() + 1  # d(w * c)/dw = c, with c = w + 1 held fixed
 print(f"by hand: {full_hand:g} without detach, {held_hand:g} with it")
 # --8<-- [end:check]
+
+# --8<-- [start:claim-agrees]
+assert w.grad.item() == held_hand  # the detached factor is a constant
+assert w.grad.item() != full_hand  # not the derivative without detach()
+# the value of f is that of w * (w + 1): detach() changes only the gradient
+assert f.item() == (w * (w + 1)).item()
+# --8<-- [end:claim-agrees]

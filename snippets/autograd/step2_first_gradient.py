@@ -19,3 +19,11 @@ assert c.is_leaf and not c.requires_grad
 (c * torch.tensor(1.0, requires_grad=True)).backward()
 assert c.grad is None  # a leaf that needs no gradient is given none
 # --8<-- [end:claim-plain-leaf]
+
+# --8<-- [start:claim-weights-are-leaves]
+# a layer's weights are nn.Parameter leaves that require a gradient
+layer = torch.nn.Linear(2, 3)
+for p in layer.parameters():
+    assert isinstance(p, torch.nn.Parameter)
+    assert p.is_leaf and p.requires_grad and p.grad_fn is None
+# --8<-- [end:claim-weights-are-leaves]

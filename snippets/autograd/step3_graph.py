@@ -37,6 +37,10 @@ assert type(multiply).__name__ == "MulBackward0"
 # w has a node (AccumulateGrad); x has none (None)
 passes_to = [type(node).__name__ for node, _ in multiply.next_functions]
 assert passes_to == ["AccumulateGrad", "NoneType"]
+# the same for y, in the node that subtracted it
+subtract = error.grad_fn
+assert type(subtract).__name__ == "SubBackward0"
+assert subtract.next_functions[1][0] is None
 # --8<-- [end:claim-data-no-node]
 
 # --8<-- [start:claim-mul-saves-x]
@@ -55,6 +59,10 @@ by_hand_w = dloss_derror * derror_dprediction * x.item()  # dpred/dw = x
 by_hand_b = dloss_derror * derror_dprediction * 1.0  # dpred/db = 1
 print(f"by hand:  dL/dw  = {by_hand_w}   dL/db  = {by_hand_b}")
 # --8<-- [end:backward]
+
+# --8<-- [start:claim-by-hand-matches]
+assert by_hand_w == w.grad.item() and by_hand_b == b.grad.item()  # exactly
+# --8<-- [end:claim-by-hand-matches]
 
 # --8<-- [start:claim-data-gets-no-grad]
 # x and y are leaves (you made them) that need no gradient: none is stored

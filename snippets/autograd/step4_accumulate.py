@@ -17,6 +17,19 @@ for call in range(1, calls + 1):
 assert seen == [rate * call for call in range(1, calls + 1)]  # a running sum
 # --8<-- [end:claim-backward-adds]
 
+# --8<-- [start:claim-same-loss-twice-raises]
+# backward() a second time on the very same loss tensor raises
+v = torch.tensor(1.0, requires_grad=True)
+same_loss = rate * v
+same_loss.backward()
+try:
+    same_loss.backward()
+    raised = False
+except RuntimeError as e:
+    raised = "backward through the graph a second time" in str(e)
+assert raised
+# --8<-- [end:claim-same-loss-twice-raises]
+
 # --8<-- [start:reset]
 # what an optimizer's zero_grad() achieves for every parameter
 w.grad.zero_()

@@ -44,3 +44,16 @@ for step in range(0, steps + 1, 15):
         f"   {without_reset[step][0]:18.4f}"
     )
 # --8<-- [end:compare]
+
+# --8<-- [start:claim-settles-or-swings]
+from itertools import pairwise  # noqa: E402  (a claim section, left out of the page)
+
+reset_losses = [loss for loss, _ in with_reset]
+kept_losses = [loss for loss, _ in without_reset]
+# with resetting, the loss is lower after every step than before it
+assert all(after < before for before, after in pairwise(reset_losses))
+# without, it falls, rises, and falls again, turning round again and again
+rising = [after > before for before, after in pairwise(kept_losses)]
+turns = sum(now != then for then, now in pairwise(rising))
+assert not rising[0] and turns >= 10
+# --8<-- [end:claim-settles-or-swings]

@@ -45,8 +45,11 @@ describe("decorated", predict(inputs))
 
 # --8<-- [start:claim-no-grad-records-nothing]
 assert out_no_grad.grad_fn is None and not out_no_grad.requires_grad
-# the decorator does the same, for every call
-assert predict(inputs).grad_fn is None
+# the decorator does the same, call after call, whatever the batch
+for batch in (inputs, inputs[:1], torch.randn(3, 256), inputs):
+    result = predict(batch)
+    assert result.grad_fn is None and not result.requires_grad
+assert torch.is_grad_enabled()  # and recording is on again after each call
 # --8<-- [end:claim-no-grad-records-nothing]
 
 # --8<-- [start:claim-detach-no-history]

@@ -26,4 +26,19 @@ assert refused.startswith(
     "a leaf Variable that requires grad is being used in an in-place operation"
 )
 assert w.is_leaf and w.grad_fn is None  # the update under no_grad left a leaf
+# not only -=: every in-place change of such a leaf is refused
+for change in (
+    lambda t: t.sub_(1),
+    lambda t: t.add_(1),
+    lambda t: t.mul_(2),
+    lambda t: t.zero_(),
+    lambda t: t.copy_(torch.tensor(0.0)),
+    lambda t: t.clamp_(min=0),
+):
+    try:
+        change(w)
+        refused = ""
+    except RuntimeError as error:
+        refused = str(error)
+    assert refused.startswith("a leaf Variable that requires grad"), change
 # --8<-- [end:claim-inplace-leaf-raises]

@@ -13,6 +13,86 @@ except RuntimeError as e:
     print(f"RuntimeError: {e}")
 # --8<-- [end:twice]
 
+
+# --8<-- [start:saved_nothing]
+def walk_twice(make):
+    """Build a graph from a fresh leaf, then call backward() on it twice."""
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = make(w)
+    out.backward()
+    try:
+        out.backward()  # no retain_graph
+    except RuntimeError:
+        return "raised", None
+    return "ran", w.grad.tolist()
+
+
+graphs = {  # what each graph's nodes saved for their backward
+    "w.sum()": lambda w: w.sum(),  # Sum: nothing
+    "(w + 1).sum()": lambda w: (w + 1).sum(),  # Add, Sum: nothing
+    "(w * w).sum()": lambda w: (w * w).sum(),  # Mul: both factors
+    "(w ** 2).sum()": lambda w: (w**2).sum(),  # Pow: w
+}
+outcomes = {}
+for code, make in graphs.items():
+    outcomes[code] = walk_twice(make)
+    result, grad = outcomes[code]
+    after = f", w.grad = {grad}" if grad else ""
+    print(f"{code:<15} second backward {result}{after}")
+# --8<-- [end:saved_nothing]
+
+# --8<-- [start:claim-saved-nothing]
+# graphs whose nodes saved no tensor can be walked again; each walk adds
+for code in ("w.sum()", "(w + 1).sum()"):
+    assert outcomes[code] == ("ran", [2.0, 2.0, 2.0])
+# graphs with a node that saved a tensor raise
+for code in ("(w * w).sum()", "(w ** 2).sum()"):
+    assert outcomes[code] == ("raised", None)
+
+
+def saved_tensors(root):
+    """The names of the tensors the nodes of a graph saved for backward."""
+    found, todo, seen = [], [root], set()
+    while todo:
+        node = todo.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        for name in dir(node):
+            if name.startswith("_saved_"):
+                value = getattr(node, name)
+                values = value if isinstance(value, (tuple, list)) else [value]
+                if any(isinstance(v, torch.Tensor) for v in values):
+                    found.append(f"{type(node).__name__}.{name}")
+        todo.extend(n for n, _ in node.next_functions)
+    return found
+
+
+# over more operations: a second walk raises exactly when a node saved a tensor
+more = {
+    **graphs,
+    "w.mean()": lambda w: w.mean(),
+    "(-w).sum()": lambda w: (-w).sum(),
+    "(w - 3).sum()": lambda w: (w - 3).sum(),
+    "w[0]": lambda w: w[0],
+    "w.view(3, 1).sum()": lambda w: w.view(3, 1).sum(),
+    "torch.cat([w, w]).sum()": lambda w: torch.cat([w, w]).sum(),
+    "(w * 2).sum()": lambda w: (w * 2).sum(),
+    "(w / 2).sum()": lambda w: (w / 2).sum(),
+    "w.exp().sum()": lambda w: w.exp().sum(),
+    "w.relu().sum()": lambda w: w.relu().sum(),
+    "w.sin().sum()": lambda w: w.sin().sum(),
+    "w @ w": lambda w: w @ w,
+}
+kinds = set()
+for code, make in more.items():
+    saved = saved_tensors(make(torch.ones(3, requires_grad=True)).grad_fn)
+    result, _ = walk_twice(make)
+    assert (result == "raised") == bool(saved), code
+    kinds.add(bool(saved))
+assert kinds == {True, False}  # both kinds were tried
+# --8<-- [end:claim-saved-nothing]
+
 # --8<-- [start:retain]
 x = torch.tensor(2.0, requires_grad=True)
 y = x**3

@@ -1,6 +1,7 @@
 # A custom autograd Function: softplus with a stable forward and backward.
 # --8<-- [start:naive]
 import torch
+import torch.nn.functional as F
 from torch.autograd.gradcheck import GradcheckError
 
 x = torch.tensor([0.0, 1.0, 100.0], requires_grad=True)
@@ -12,6 +13,33 @@ print("its gradient:  ", naive_grad)
 # --8<-- [end:naive]
 
 
+# --8<-- [start:stable]
+def stable_softplus(x):
+    # log(1 + exp(x)) = max(x, 0) + log(1 + exp(-|x|)), and exp(-|x|) <= 1
+    return x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))
+
+
+x = torch.tensor([0.0, 1.0, 100.0], requires_grad=True)
+stable = stable_softplus(x)
+stable.sum().backward()
+stable_grad = x.grad
+print("stable softplus:", stable)
+print("its gradient:   ", stable_grad)
+print("F.softplus:     ", F.softplus(x))
+true_grad = torch.sigmoid(x.detach())  # d/dx log(1 + exp(x))
+print("sigmoid(x), the true derivative:", true_grad)
+# --8<-- [end:stable]
+
+# --8<-- [start:claim-stable]
+assert torch.isfinite(stable).all()  # the stable formula fixed the overflow
+assert torch.allclose(stable, F.softplus(x))  # and gives F.softplus's values
+# autograd through it is right except at the corner of max(x, 0), at 0
+assert x[0].item() == 0 and stable_grad[0].item() == 1.0
+assert true_grad[0].item() == 0.5
+assert torch.allclose(stable_grad[1:], true_grad[1:])
+# --8<-- [end:claim-stable]
+
+
 # --8<-- [start:function]
 class Softplus(torch.autograd.Function):
     """log(1 + exp(x)), computed without overflow."""
@@ -19,8 +47,7 @@ class Softplus(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)  # backward needs x itself
-        # log(1 + exp(x)) = max(x, 0) + log(1 + exp(-|x|)): exp(-|x|) <= 1
-        return x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))
+        return stable_softplus(x)  # the stable formula, not recorded here
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -39,6 +66,11 @@ print("its gradient:  ", x.grad)
 # --8<-- [start:claim-custom-node]
 assert type(out.grad_fn).__name__ == "SoftplusBackward"  # our backward
 assert torch.isfinite(out).all() and torch.isfinite(x.grad).all()
+# the hand-written derivative: sigmoid(x), 0.5 at 0, the same as F.softplus's
+reference = x.detach().clone().requires_grad_()
+F.softplus(reference).sum().backward()
+assert torch.equal(x.grad, torch.sigmoid(x)) and x.grad[0].item() == 0.5
+assert torch.allclose(x.grad, reference.grad)
 # --8<-- [end:claim-custom-node]
 
 # --8<-- [start:gradcheck]
@@ -61,6 +93,17 @@ try:
 except GradcheckError as e:  # a subclass of RuntimeError
     print(f"GradcheckError: {e}")
 # --8<-- [end:wrong]
+
+# --8<-- [start:claim-forgetful-columns]
+# gradcheck's analytical Jacobian, one column per output: backward called with
+# a one-hot grad_output for each output gives the same sigmoids every time
+columns = [
+    torch.autograd.grad(ForgetfulSoftplus.apply(points), points, one_hot)[0]
+    for one_hot in torch.eye(points.numel(), dtype=torch.double)
+]
+assert all(torch.equal(c, torch.sigmoid(points.detach())) for c in columns)
+assert issubclass(GradcheckError, RuntimeError)  # a kind of RuntimeError
+# --8<-- [end:claim-forgetful-columns]
 
 # --8<-- [start:one_point]
 one_point = torch.tensor([0.5], dtype=torch.double, requires_grad=True)

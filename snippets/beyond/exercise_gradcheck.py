@@ -43,3 +43,15 @@ one_point = torch.tensor([1.0], dtype=torch.double, requires_grad=True)
 one_ok = torch.autograd.gradcheck(Cube.apply, (one_point,))
 print("gradcheck of the wrong Cube at x = 1 only:", one_ok)
 # --8<-- [end:fixed]
+
+# --8<-- [start:claim-agrees]
+# autograd's own derivative of x**3 is the hand 3x², at every test point
+cubed = points.detach().clone().requires_grad_()
+(cubed**3).sum().backward()
+assert cubed.grad.tolist() == true_slopes
+# the wrong formula differs from it at every test point but x = 1
+assert [t == c for t, c in zip(true_slopes, cube_slopes, strict=True)] == [
+    p == 1 for p in points.tolist()
+]
+assert fixed_ok and one_ok  # FixedCube passes; Cube passes at x = 1 alone
+# --8<-- [end:claim-agrees]

@@ -17,3 +17,7 @@ J = jacrev(f)(point)
 print("by hand: ", J_hand)
 print("autograd:", J.tolist())
 # --8<-- [end:check]
+
+# --8<-- [start:claim-agrees]
+assert torch.equal(J, torch.tensor(J_hand))  # jacrev's matrix is the hand one
+# --8<-- [end:claim-agrees]

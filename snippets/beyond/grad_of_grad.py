@@ -12,6 +12,7 @@ print("x.grad:  ", x.grad)
 
 # --8<-- [start:claim-grad-returns]
 assert x.grad is None  # autograd.grad added nothing into .grad
+assert dy_dx.item() == 3 * x.item() ** 2  # what it returned: 3x², by hand
 # --8<-- [end:claim-grad-returns]
 
 # --8<-- [start:second]
@@ -25,6 +26,8 @@ print(f"by hand: 3x² = {3 * x.item() ** 2:g}   6x = {6 * x.item():g}")
 
 # --8<-- [start:claim-create-graph]
 assert dy_dx.grad_fn is not None  # create_graph=True recorded the backward
+# autograd's first and second derivatives are the hand 3x² and 6x
+assert dy_dx.item() == 3 * x.item() ** 2 and d2y_dx2.item() == 6 * x.item()
 y = x**3
 assert torch.autograd.grad(y, x)[0].grad_fn is None  # without it: a number
 # --8<-- [end:claim-create-graph]
@@ -40,3 +43,9 @@ at = 130  # the index of x = 3 on this grid
 print(f"at x = {xs[at].item():g}: y = {ys[at].item():g}, ", end="")
 print(f"dy/dx = {slopes[at].item():g}, d2y/dx2 = {curvatures[at].item():g}")
 # --8<-- [end:curves]
+
+# --8<-- [start:claim-grid]
+# one pass gave every dy_i/dx_i = 3x_i² on the grid, and every 6x_i
+assert torch.allclose(slopes, 3 * xs.detach() ** 2)
+assert torch.allclose(curvatures, 6 * xs.detach())
+# --8<-- [end:claim-grid]

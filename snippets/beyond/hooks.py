@@ -24,11 +24,33 @@ handle.remove()  # the hook stays on y until removed
 assert not y.retains_grad  # the hook saw y's gradient; nothing kept it
 # --8<-- [end:claim-hook-stores-nothing]
 
+# --8<-- [start:claim-hook-watches]
+# what a watching hook receives is dL/dy = 2y, and it changes nothing:
+# x.grad is the derivative of sum((x³)²), 6x⁵, as without a hook
+received = []
+x_again = x.detach().clone().requires_grad_()
+y_again = x_again**3
+y_again.register_hook(received.append)  # append returns None
+(y_again**2).sum().backward()
+assert torch.equal(received[0], 2 * y_again.detach())
+assert torch.allclose(plain_grad, 6 * x.detach() ** 5)
+assert torch.equal(x_again.grad, plain_grad)
+# --8<-- [end:claim-hook-watches]
+
 # --8<-- [start:clip]
 x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
 y = x**3
 loss = (y**2).sum()
-y.register_hook(lambda grad: grad.clamp(-1.0, 1.0))  # returns a new one
+limit = 1.0  # clip y's gradient to [-limit, limit]
+y.register_hook(lambda grad: grad.clamp(-limit, limit))  # returns a new one
 loss.backward()
-print("x.grad, y's gradient clipped to [-1, 1]:", x.grad.tolist())
+clipped = f"[-{limit:g}, {limit:g}]"
+print(f"x.grad, y's gradient clipped to {clipped}:", x.grad.tolist())
 # --8<-- [end:clip]
+
+# --8<-- [start:claim-clip]
+# inside [-limit, limit], dL/dy = 2y was left alone by the clip; outside, not
+inside = (2 * y.detach()).abs() <= limit
+assert torch.equal(x.grad[inside], plain_grad[inside])
+assert not torch.equal(x.grad[~inside], plain_grad[~inside])
+# --8<-- [end:claim-clip]

@@ -1,5 +1,8 @@
 # Editing a tensor that backward needs: the version counter notices.
 # --8<-- [start:version]
+import os
+import warnings
+
 import torch
 
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -26,6 +29,17 @@ except RuntimeError:
     pass
 else:
     raise AssertionError("backward through a changed saved tensor succeeded")
+# each in-place edit, of whatever kind, counts the version up by one
+edits = (
+    lambda t: t.add_(1),
+    lambda t: t.clamp_(max=4),
+    lambda t: t.__iadd__(1),  # t += 1
+    lambda t: t.__setitem__(0, 5.0),  # t[0] = 5
+)
+for edit in edits:
+    before = b._version
+    edit(b)
+    assert b._version == before + 1, edit
 # --8<-- [end:claim-saved-version]
 
 # --8<-- [start:fixes]
@@ -38,4 +52,68 @@ c = a + 1  # addition saves nothing for its backward
 c.mul_(2)  # so editing c in place is fine
 c.sum().backward()
 print("in place on an unsaved tensor: a.grad =", a.grad)
+fixed_grad = a.grad.tolist()
 # --8<-- [end:fixes]
+
+# --8<-- [start:claim-unsaved-edit]
+# no node saved c: the edit only scaled the gradient, by the factor of mul_(2)
+assert fixed_grad == [2.0, 2.0, 2.0]
+# the same edit fails once another node has saved c
+a2 = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+c2 = a2 + 1
+d2 = c2 * c2  # the multiplication saves c2
+c2.mul_(2)
+try:
+    d2.sum().backward()
+    failed = False
+except RuntimeError as error:
+    failed = "modified by an inplace operation" in str(error)
+assert failed
+# --8<-- [end:claim-unsaved-edit]
+
+# --8<-- [start:other_op]
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+b = a * 3  # b is the output of a multiplication
+c = b**2  # the power node saves b
+b.mul_(2)  # then b changes in place
+try:
+    c.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"RuntimeError: {e}")
+# --8<-- [end:other_op]
+
+# --8<-- [start:anomaly]
+with warnings.catch_warnings(record=True) as caught:  # keep what it reports
+    warnings.simplefilter("always")
+    with torch.autograd.detect_anomaly():  # the hint's anomaly detection
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        b = a * 3
+        c = b**2
+        b.mul_(2)
+        try:
+            c.sum().backward()
+        except RuntimeError:
+            pass
+report = next(
+    str(w.message) for w in caught if "Error detected" in str(w.message)
+)
+lines = report.splitlines()
+print(lines[0])  # the node whose backward failed
+# the innermost frame of the forward traceback outside torch's own files
+torch_files = os.path.dirname(torch.__file__)
+here = max(
+    i
+    for i, line in enumerate(lines)
+    if line.startswith("  File") and torch_files not in line
+)
+print("  the forward line that made it:", lines[here + 1].strip())
+# --8<-- [end:anomaly]
+
+# --8<-- [start:claim-anomaly-names-saver]
+# the message names the node that made the changed tensor: the multiplication
+assert "which is output 0 of Mul," in message
+# anomaly mode names the node that saved it and failed, and its forward line
+assert lines[0].startswith("Error detected in PowBackward0")
+assert lines[here + 1].strip() == "c = b**2"
+# --8<-- [end:claim-anomaly-names-saver]

@@ -23,6 +23,11 @@ print("backward(gradient=v):", t.grad)
 print("v @ J:               ", v @ J)
 # --8<-- [end:vjp]
 
+# --8<-- [start:claim-diagonal]
+assert torch.equal(J, torch.diag(2 * t))  # diagonal, with 2t on the diagonal
+assert torch.equal(J, same)  # the older interface gives the same matrix
+# --8<-- [end:claim-diagonal]
+
 # --8<-- [start:claim-vjp]
 assert torch.allclose(t.grad, v @ J)  # backward(gradient=v) computes vᵀJ
 # --8<-- [end:claim-vjp]
@@ -47,3 +52,16 @@ print("every column sums to 0 (up to rounding):", sums_to_zero)
 # The probabilities always sum to 1, so no nudge of a logit changes the sum.
 assert torch.allclose(column_sums, torch.zeros(4), atol=1e-6)
 # --8<-- [end:claim-softmax-columns]
+
+# --8<-- [start:claim-softmax-entries]
+# p_i (1 - p_i) on the diagonal, -p_i p_j off it: diag(p) - p pᵀ
+assert torch.allclose(J_softmax, torch.diag(probs) - torch.outer(probs, probs))
+# --8<-- [end:claim-softmax-entries]
+
+# --8<-- [start:claim-rows-are-vjps]
+# row i of the Jacobian is the vector-Jacobian product with v = 1 at output i
+_, vjp_of = torch.func.vjp(softmax, logits)
+for i, one_hot in enumerate(torch.eye(len(logits))):
+    (row,) = vjp_of(one_hot)
+    assert torch.allclose(row, J_softmax[i])
+# --8<-- [end:claim-rows-are-vjps]

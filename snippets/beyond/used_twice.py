@@ -33,3 +33,27 @@ z.backward()
 print(f"by hand:  dz/dx = y + 1 = {through_product + direct:g}")
 print(f"autograd: x.grad = {x.grad.item():g}   y.grad = {y.grad.item():g}")
 # --8<-- [end:two_paths]
+
+# --8<-- [start:claim-two-paths-add]
+# the contributions of the two paths, added: y + 1 for x; x for y
+assert x.grad.item() == through_product + direct
+assert y.grad.item() == x.item()
+# --8<-- [end:claim-two-paths-add]
+
+# --8<-- [start:claim-adds-before-passing]
+# an intermediate result used three times: its node runs once, with the total
+x3 = torch.tensor(3.0, requires_grad=True)
+u = x3 * 2
+z3 = u * u + u  # u reaches z3 twice through u * u and once directly
+arrived = []  # the gradient handed to u's node, at each call of it
+
+
+def record(grad_inputs, grad_outputs):
+    arrived.append(grad_outputs[0].item())
+
+
+u.grad_fn.register_hook(record)
+z3.backward()
+assert arrived == [2 * u.item() + 1]  # one call, with the sum of the three
+assert x3.grad.item() == (2 * u.item() + 1) * 2  # then passed on to x3
+# --8<-- [end:claim-adds-before-passing]

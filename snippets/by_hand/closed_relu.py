@@ -40,3 +40,32 @@ print(f"slope of the ReLU at h = 0: {corner.grad.item():g}")
 # at the corner the gradient stops, as if the ReLU were closed
 assert corner.grad.item() == 0.0
 # --8<-- [end:claim-relu-slope-at-zero]
+
+# --8<-- [start:claim-agrees]
+# by hand and in autograd, both gradients are zero
+assert w.grad.item() == grad_w_hand == 0 and b.grad.item() == grad_b_hand == 0
+assert a.grad.item() == grad_a_hand and h.grad.item() == grad_h_hand
+# --8<-- [end:claim-agrees]
+
+# --8<-- [start:claim-signed-zero]
+import math  # noqa: E402  (a claim section, left out of the page)
+
+assert -0.0 == 0.0  # a signed zero equals zero
+# the hand zeros and autograd's are equal numbers, whatever their signs
+assert grad_h_hand == h.grad.item() == 0 and grad_w_hand == w.grad.item() == 0
+signs = {math.copysign(1, v) for v in (grad_h_hand, h.grad.item())}
+assert signs == {-1.0, 1.0}  # the two zeros at h carry different signs
+# --8<-- [end:claim-signed-zero]
+
+# --8<-- [start:claim-other-zero-slopes]
+# a clamp passes the gradient up to its limit, and stops it beyond the limit
+for value, slope in ((0.5, 1.0), (1.0, 1.0), (1.5, 0.0)):
+    t = torch.tensor(value, requires_grad=True)
+    t.clamp(max=1.0).backward()
+    assert t.grad.item() == slope, value
+# rounding steps pass nothing back, wherever the input lies
+for rounding in (torch.round, torch.floor, torch.ceil, torch.trunc):
+    t = torch.tensor([0.3, 1.7, -2.4, 2.5], requires_grad=True)
+    rounding(t).sum().backward()
+    assert torch.equal(t.grad, torch.zeros(4)), rounding
+# --8<-- [end:claim-other-zero-slopes]

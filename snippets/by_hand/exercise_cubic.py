@@ -11,3 +11,7 @@ print(f"y = {y.item():g}")
 print(f"by hand:  3x**2 - 2 = {grad_x_hand:g}")
 print(f"autograd: x.grad    = {x.grad.item():g}")
 # --8<-- [end:check]
+
+# --8<-- [start:claim-agrees]
+assert x.grad.item() == grad_x_hand  # autograd's slope is the hand one
+# --8<-- [end:claim-agrees]

@@ -25,3 +25,8 @@ loss.backward()
 print(f"dL/dw  by hand: {grad_w_hand:g}  autograd: {w.grad.item():g}")
 print(f"dL/dw2 by hand: {grad_w2_hand:g}  autograd: {w2.grad.item():g}")
 # --8<-- [end:check]
+
+# --8<-- [start:claim-agrees]
+assert w.grad.item() == grad_w_hand  # both hand results are autograd's
+assert w2.grad.item() == grad_w2_hand
+# --8<-- [end:claim-agrees]

@@ -34,3 +34,13 @@ print(f"dz/du  by hand: {grad_u_hand:2g}  autograd: {u.grad.item():2g}")
 print(f"dz/ds  by hand: {grad_s_hand:2g}  autograd: {s.grad.item():2g}")
 print(f"dz/dx  by hand: {grad_x_hand:2g}  autograd: {x.grad.item():2g}")
 # --8<-- [end:backward]
+
+# --8<-- [start:claim-agrees]
+# each step of the hand walk is autograd's, node by node
+assert (z.grad.item(), u.grad.item(), s.grad.item(), x.grad.item()) == (
+    grad_z_hand,
+    grad_u_hand,
+    grad_s_hand,
+    grad_x_hand,
+)
+# --8<-- [end:claim-agrees]

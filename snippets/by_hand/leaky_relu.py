@@ -1,5 +1,7 @@
 # The same closed case with LeakyReLU, which keeps a small slope below 0.
 # --8<-- [start:leaky]
+import inspect
+
 import torch
 import torch.nn.functional as F
 
@@ -7,10 +9,12 @@ x = torch.tensor(-1.0)
 y = torch.tensor(2.0)
 w = torch.tensor(3.0, requires_grad=True)
 b = torch.tensor(-1.0, requires_grad=True)
-slope = 0.01  # LeakyReLU's slope for negative inputs (PyTorch's default)
+# LeakyReLU's slope for negative inputs, when you pass none: its default
+slope = inspect.signature(F.leaky_relu).parameters["negative_slope"].default
+print("default negative_slope:", slope)
 
 h = w * x + b
-a = F.leaky_relu(h, negative_slope=slope)
+a = F.leaky_relu(h)  # with the default slope
 loss = (a - y) ** 2
 print(f"h = {h.item():g}   a = {a.item():g}   loss = {loss.item():g}")
 
@@ -30,3 +34,18 @@ print(f"dL/dh   by hand: {grad_h_hand:g}   autograd: {h.grad.item():g}")
 print(f"dL/dw   by hand: {grad_w_hand:g}   autograd: {w.grad.item():g}")
 print(f"dL/db   by hand: {grad_b_hand:g}   autograd: {b.grad.item():g}")
 # --8<-- [end:leaky]
+
+# --8<-- [start:claim-agrees]
+import math  # noqa: E402  (a claim section, left out of the page)
+
+assert torch.nn.LeakyReLU().negative_slope == slope  # the module's default too
+# by hand (in Python's 64-bit floats) and autograd (in 32-bit) agree
+pairs = [
+    (a.item(), slope * h.item()),  # h < 0: a = slope * h
+    (a.grad.item(), grad_a_hand),
+    (h.grad.item(), grad_h_hand),
+    (w.grad.item(), grad_w_hand),
+    (b.grad.item(), grad_b_hand),
+]
+assert all(math.isclose(got, hand, rel_tol=1e-6) for got, hand in pairs)
+# --8<-- [end:claim-agrees]

@@ -34,3 +34,8 @@ print("x.grad, as before:           ", x.grad)
 assert y_grad is None  # without retain_grad(), the intermediate kept nothing
 assert x.is_leaf and x.grad is not None  # the leaf kept its gradient
 # --8<-- [end:claim-only-leaves-keep-grad]
+
+# --8<-- [start:claim-agrees]
+assert y.grad.item() == grad_y_hand  # retained: the dz/dy worked out by hand
+assert x.grad.item() == grad_x_hand
+# --8<-- [end:claim-agrees]

@@ -21,6 +21,7 @@ one_hand = x.item()  # second factor held at c = x: d(x * c)/dx = c
 
 (x * x).backward()
 print(f"x * x:          by hand: {both_hand:g}   autograd:", x.grad)
+both_autograd = x.grad.item()
 
 x.grad = None  # start again from no gradient
 (x * x.detach()).backward()  # the second factor is now a constant
@@ -38,6 +39,11 @@ try:
 except RuntimeError as error:
     print("RuntimeError:", error)
 # --8<-- [end:cut]
+
+# --8<-- [start:claim-agrees]
+assert both_autograd == both_hand  # x * x: both factors differentiated
+assert x.grad.item() == one_hand  # x * x.detach(): only the first
+# --8<-- [end:claim-agrees]
 
 # --8<-- [start:claim-detach-grad-stays-none]
 assert v.grad is None  # not 0: no gradient ever reached v

@@ -27,4 +27,11 @@ assert doubled.grad_fn is None and not doubled.requires_grad
 assert scaled.grad_fn is not None and scaled.requires_grad
 # one input does, but grad mode was off: not recorded
 assert quiet.grad_fn is None and not quiet.requires_grad
+# computed from w while recording was on, or it does not count: a tensor
+# detached from w, and one computed from the no_grad result, are not recorded
+assert (w.detach() * data).grad_fn is None
+assert (quiet * data).grad_fn is None and torch.is_grad_enabled()
+# a result with no slope to follow is not recorded, though w requires grad
+for no_slope in (w > 0, scaled.argmax(), torch.histc(scaled, bins=3)):
+    assert no_slope.grad_fn is None and not no_slope.requires_grad
 # --8<-- [end:claim-recording-rule]

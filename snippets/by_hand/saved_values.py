@@ -13,8 +13,8 @@ print("saved exponent:", s.grad_fn._saved_exponent)
 # --8<-- [start:claim-saved-until-backward]
 t = torch.tensor(3.0, requires_grad=True)
 square = t**2
-# kept from the forward pass...
-assert square.grad_fn._saved_self.item() == t.item()
+# kept from the forward pass: a reference to t itself, not a copy...
+assert square.grad_fn._saved_self.data_ptr() == t.data_ptr()
 square.backward()
 # ...until backward() has used it
 try:

@@ -3,7 +3,7 @@
 import torch
 
 points = [3.0, -2.0, 0.0]
-hand_slopes = []
+hand_slopes, autograd_slopes = [], []
 for point in points:
     by_hand = 2 * point  # by hand: the slope of x**2 is 2x
     hand_slopes.append(by_hand)
@@ -12,5 +12,10 @@ for point in points:
     y = x**2
     y.backward()  # autograd fills x.grad with dy/dx at this point
     grad = x.grad.item()
+    autograd_slopes.append(grad)
     print(f"x = {point:2g}  by hand: {by_hand:2g}  autograd: {grad:2g}")
 # --8<-- [end:slope]
+
+# --8<-- [start:claim-agrees]
+assert autograd_slopes == hand_slopes  # the same three slopes
+# --8<-- [end:claim-agrees]

@@ -32,3 +32,9 @@ print(f"dL/dh   by hand: {grad_h_hand:g}   autograd: {h.grad.item():g}")
 print(f"dL/dw   by hand: {grad_w_hand:g}   autograd: {w.grad.item():g}")
 print(f"dL/db   by hand: {grad_b_hand:g}   autograd: {b.grad.item():g}")
 # --8<-- [end:backward]
+
+# --8<-- [start:claim-agrees]
+# every line: the gradient at each intermediate result and at the parameters
+assert a.grad.item() == grad_a_hand and h.grad.item() == grad_h_hand
+assert w.grad.item() == grad_w_hand and b.grad.item() == grad_b_hand
+# --8<-- [end:claim-agrees]

@@ -1,0 +1,29 @@
+# What the page rules report on a small page that shows the code of
+# snippets/authoring/descend.py: the page, written into this run's scratch
+# folder as docs/example.md, then each problem the site check would list
+# for it, found by the same function the check and the build call.
+from pathlib import Path
+
+from docpipe import catalog, rules
+
+PAGE = """# An example page
+
+```python title="snippets/authoring/descend.py"
+--8<-- "snippets/authoring/descend.py:setup"
+```
+
+Each step moves $w$ against its gradient, at the learning rate $\\eta = 0.25$.
+After five steps, $w$ is close to the target.
+By hand, $2(w - {{ authoring/descend.py:target }})$; autograd agrees.
+"""
+
+docs = Path.cwd() / "docs"
+docs.mkdir()
+page = docs / "example.md"
+page.write_text(PAGE)
+print("docs/example.md")
+for number, line in enumerate(PAGE.splitlines(), start=1):
+    print(f"{number}: {line}")
+print()
+for problem in rules.page_problems(catalog.load(), page, docs):
+    print(problem.replace(f"{Path.cwd()}/", ""))

@@ -1,0 +1,36 @@
+# A step need not lower the loss: a step too large, and Adam after a sign flip.
+# --8<-- [start:overshoot]
+import torch
+
+start = 1.0
+losses = {}  # learning rate: (loss before the step, loss after it)
+for lr in (0.1, 1.5):
+    w = torch.tensor(start, requires_grad=True)
+    optimizer = torch.optim.SGD([w], lr=lr)
+    loss = w**2  # its gradient is 2w
+    loss.backward()
+    optimizer.step()  # w -= lr * 2w
+    losses[lr] = (loss.item(), (w**2).item())
+    print(f"SGD, lr = {lr:g}: w becomes {w.item():g},", end=" ")
+    print(f"loss {losses[lr][0]:g} -> {losses[lr][1]:g}")
+# --8<-- [end:overshoot]
+
+# --8<-- [start:flip]
+p = torch.zeros(1, requires_grad=True)
+optimizer = torch.optim.Adam([p], lr=0.1)
+flips = []  # (gradient, step) for each step
+for gradient in (10.0, -1.0):  # the gradient changes sign between the steps
+    before = p.item()
+    p.grad = torch.tensor([gradient])  # set the gradient directly
+    optimizer.step()
+    flips.append((gradient, p.item() - before))
+    print(f"gradient {gradient:+g}: Adam's step {flips[-1][1]:+.4f}")
+# --8<-- [end:flip]
+
+# --8<-- [start:claim-no-promise]
+# a small step of gradient descent lowered the loss; a large one raised it
+assert losses[0.1][1] < losses[0.1][0] and losses[1.5][1] > losses[1.5][0]
+# Adam's second step goes the way the gradient points: uphill
+gradient, step = flips[1]
+assert gradient < 0 and step < 0 and gradient * step > 0
+# --8<-- [end:claim-no-promise]
