@@ -274,15 +274,22 @@ tnet_loss = (torch.relu(tnw * 2.0 + tnb) - 2.0) ** 2
 tnet_loss.backward()
 
 # 3. the diamond: x.grad from the backward order, and PyTorch's, above
+# 4. tanh, the one operation not used yet
+s = Value(0.5)
+backward(s.tanh() * s)
+ts = torch.tensor(0.5, requires_grad=True)
+(torch.tanh(ts) * ts).backward()
+
 pairs = [
     ("line fit, w.grad", w.grad, tw.grad),
     ("line fit, b.grad", b.grad, tb.grad),
     ("network, w.grad", nw.grad, tnw.grad),
     ("network, b.grad", nb.grad, tnb.grad),
     ("diamond, x.grad", right, tdx.grad),
+    ("tanh(s) * s, s.grad", s.grad, ts.grad),
 ]
 for name, ours, theirs in pairs:
-    print(f"{name:17s} engine {ours:6g}   PyTorch {theirs.item():6g}")
+    print(f"{name:19s} engine {ours:8.6g}   PyTorch {theirs.item():8.6g}")
 # --8<-- [end:against_torch]
 
 # --8<-- [start:claim-against-torch]
