@@ -381,6 +381,23 @@ for _, values, calls, most in cost_rows:
     assert calls == values and most == 1
 # --8<-- [end:claim-cost]
 
+# --8<-- [start:claim-depth]
+import sys  # noqa: E402  (a claim section, left out of the page)
+
+levels = sys.getrecursionlimit() + 100  # deeper than Python's limit
+deep, tdeep = Value(1.0), torch.tensor(1.0, requires_grad=True)
+end, tend = deep, tdeep
+for _ in range(levels):
+    end, tend = end + 1.0, tend + 1.0
+try:
+    backward(end)
+    engine_walked = True
+except RecursionError:
+    engine_walked = False
+tend.backward()  # PyTorch walks the same chain
+assert not engine_walked and tdeep.grad.item() == 1.0
+# --8<-- [end:claim-depth]
+
 # --8<-- [start:claim-real-engine]
 import inspect  # noqa: E402  (a claim section, left out of the page)
 
