@@ -1,0 +1,60 @@
+# The first errors autograd shows most people, and what they mean.
+# --8<-- [start:numpy]
+import torch
+
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+doubled = w * 2
+try:
+    doubled.numpy()  # numpy cannot record: refused while doubled has history
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+print("detach().numpy():", doubled.detach().numpy())
+print("item():", doubled[0].item(), "  tolist():", doubled.tolist())
+# --8<-- [end:numpy]
+
+# --8<-- [start:claim-plain-numbers]
+# item() and tolist() need no detach: they return plain Python numbers
+assert type(doubled[0].item()) is float
+assert all(type(v) is float for v in doubled.tolist())
+# numpy() refuses a tensor that requires grad; detach(): the same numbers
+try:
+    doubled.numpy()
+    refused = False
+except RuntimeError as e:
+    refused = "Can't call numpy() on Tensor that requires grad" in str(e)
+assert refused
+assert doubled.detach().numpy().tolist() == doubled.tolist()
+assert doubled.detach().grad_fn is None
+# --8<-- [end:claim-plain-numbers]
+
+# --8<-- [start:integers]
+try:
+    counts = torch.ones(2, dtype=torch.long, requires_grad=True)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+counts = torch.ones(2, dtype=torch.float32, requires_grad=True)  # floats can
+print("float32 requires_grad:", counts.requires_grad)
+# --8<-- [end:integers]
+
+# --8<-- [start:claim-integers]
+# every dtype torch.ones can make: accepted exactly when floating or complex
+import warnings  # noqa: E402  (a claim section, left out of the page)
+
+dtypes = {d for d in vars(torch).values() if isinstance(d, torch.dtype)}
+tried = []
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # complex32 and the quantized are noisy
+    for dtype in sorted(dtypes, key=str):
+        try:
+            torch.ones(2, dtype=dtype)
+        except (NotImplementedError, RuntimeError):
+            continue  # a dtype ones cannot make: not in the sentence's scope
+        try:
+            torch.ones(2, dtype=dtype, requires_grad=True)
+            accepted = True
+        except RuntimeError as e:
+            accepted = "Only Tensors of floating point" not in str(e)
+        assert accepted == (dtype.is_floating_point or dtype.is_complex)
+        tried.append(dtype)
+assert torch.bool in tried and torch.int64 in tried and torch.float32 in tried
+# --8<-- [end:claim-integers]

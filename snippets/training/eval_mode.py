@@ -1,0 +1,84 @@
+# model.eval() changes how some layers compute; it does not stop recording.
+# --8<-- [start:model]
+import torch
+
+torch.manual_seed(0)  # the same weights, inputs and dropout masks every run
+model = torch.nn.Sequential(
+    torch.nn.Linear(4, 8),
+    torch.nn.BatchNorm1d(
+        8
+    ),  # normalises with the batch's mean, or a running one
+    torch.nn.ReLU(),
+    torch.nn.Dropout(p=0.5),  # zeroes half the values at random, in training
+    torch.nn.Linear(8, 1),
+)
+batch = torch.randn(6, 4)
+dropout = model[3]
+activations = torch.ones(1, 8)
+
+model.train()  # the mode a new model starts in
+print("train(): dropout gives", dropout(activations).tolist()[0])
+model.eval()
+print("eval():  dropout gives", dropout(activations).tolist()[0])
+# --8<-- [end:model]
+
+# --8<-- [start:still_recording]
+saved = []  # every tensor the forward pass keeps for backward
+
+
+def keep(tensor):
+    saved.append(tensor)
+    return tensor
+
+
+with torch.autograd.graph.saved_tensors_hooks(keep, lambda tensor: tensor):
+    output = model(batch)  # in eval mode
+    saved_in_eval = len(saved)
+    print("after eval():          grad_fn", output.grad_fn.name(), end="")
+    print(f", {saved_in_eval} tensors saved for backward")
+    saved.clear()
+    with torch.no_grad():
+        output_no_grad = model(batch)
+    print("after eval(), no_grad: grad_fn", output_no_grad.grad_fn, end="")
+    print(f", {len(saved)} tensors saved for backward")
+# --8<-- [end:still_recording]
+
+# --8<-- [start:claim-eval-only-layers]
+# eval() sets .training to False on every module, and changes nothing else
+fresh = torch.nn.Sequential(
+    torch.nn.Linear(4, 8), torch.nn.BatchNorm1d(8), torch.nn.Dropout(0.5)
+)
+before = {k: v.clone() for k, v in fresh.state_dict().items()}
+flags = [p.requires_grad for p in fresh.parameters()]
+fresh.eval()
+assert all(not m.training for m in fresh.modules())
+assert all(torch.equal(before[k], v) for k, v in fresh.state_dict().items())
+assert [p.requires_grad for p in fresh.parameters()] == flags
+assert torch.is_grad_enabled()
+# and recording goes on: a graph, with saved tensors, for a Linear's output
+assert output.grad_fn.name() == "AddmmBackward0"
+assert saved_in_eval > 0 and output_no_grad.grad_fn is None and not saved
+# the hook is handed what the nodes save: the first Linear saves its input
+with torch.autograd.graph.saved_tensors_hooks(keep, lambda tensor: tensor):
+    model(batch)
+assert any(tensor is batch for tensor in saved)
+# --8<-- [end:claim-eval-only-layers]
+
+# --8<-- [start:claim-layers-differ]
+# dropout: in training, zero or scaled by 1 / (1 - p); in eval, unchanged
+scale = 1 / (1 - dropout.p)
+model.train()
+dropout_train = dropout(activations)
+assert set(dropout_train.unique().tolist()) == {0.0, scale}
+model.eval()
+assert torch.equal(dropout(activations), activations)
+# batch norm: the batch's statistics in training, running ones in eval
+norm, z = model[1], batch @ torch.ones(4, 8)
+model.train()
+by_batch = (z - z.mean(0)) / torch.sqrt(z.var(0, unbiased=False) + norm.eps)
+assert torch.allclose(norm(z), by_batch, atol=1e-5)
+model.eval()
+by_running = (z - norm.running_mean) / torch.sqrt(norm.running_var + norm.eps)
+assert torch.allclose(norm(z), by_running, atol=1e-5)
+assert not torch.allclose(by_batch, by_running)
+# --8<-- [end:claim-layers-differ]

@@ -1,0 +1,32 @@
+# Exercise: an evaluation loop that keeps no graph.
+# --8<-- [start:evaluate]
+import torch
+
+torch.manual_seed(0)  # the same model and batches on every run
+model = torch.nn.Sequential(
+    torch.nn.Linear(3, 8), torch.nn.Dropout(0.2), torch.nn.Linear(8, 1)
+)
+batches = [torch.randn(4, 3) for _ in range(5)]
+
+
+def evaluate(model, batches):
+    model.eval()  # dropout off: the layers' evaluation behaviour
+    outputs = []
+    with torch.no_grad():  # and no recording: no graph, nothing saved
+        for batch in batches:
+            outputs.append(model(batch))
+    model.train()  # back to training mode for the next step
+    return outputs
+
+
+outputs = evaluate(model, batches)
+print("grad_fn of every output:", {out.grad_fn for out in outputs})
+print("model back in training mode:", model.training)
+# --8<-- [end:evaluate]
+
+# --8<-- [start:claim-no-graph]
+assert all(out.grad_fn is None and not out.requires_grad for out in outputs)
+assert model.training  # back in training mode
+again = evaluate(model, batches)
+assert all(torch.equal(a, b) for a, b in zip(outputs, again, strict=True))
+# --8<-- [end:claim-no-graph]

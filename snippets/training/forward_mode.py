@@ -1,0 +1,73 @@
+# Forward mode pushes a direction through; reverse mode pulls a gradient back.
+# --8<-- [start:jvp]
+import torch
+from torch.func import jacfwd, jacrev, jvp, vjp
+
+torch.manual_seed(0)  # the same matrix and point on every run
+matrix = torch.randn(3, 4)
+
+
+def f(x):  # 4 inputs, 3 outputs
+    return torch.tanh(matrix @ x)
+
+
+x = torch.randn(4)
+v = torch.tensor([1.0, 0.0, 0.0, 0.0])  # a direction in the input space
+value, j_times_v = jvp(f, (x,), (v,))  # f(x) and J v, in one forward pass
+print("J v with jvp:          ", j_times_v)
+print("first column of jacrev:", jacrev(f)(x)[:, 0])
+# --8<-- [end:jvp]
+
+# --8<-- [start:jacobians]
+forward_built = jacfwd(f)(x)  # column by column: one pass per input
+reverse_built = jacrev(f)(x)  # row by row: one pass per output
+print("J is", tuple(forward_built.shape), " the same both ways:", end=" ")
+print(torch.allclose(forward_built, reverse_built))
+# --8<-- [end:jacobians]
+
+# --8<-- [start:claim-jvp]
+assert torch.allclose(j_times_v, reverse_built @ v)  # jvp gives J v
+assert torch.allclose(value, f(x))
+assert torch.allclose(forward_built, reverse_built)
+# --8<-- [end:claim-jvp]
+
+
+# --8<-- [start:passes]
+def passes(fn, point):
+    """Build fn's Jacobian pass by pass, counting the passes of each mode."""
+    outputs = fn(point).numel()
+    columns = [  # forward mode: one jvp per input direction
+        jvp(fn, (point,), (direction,))[1]
+        for direction in torch.eye(point.numel())
+    ]
+    _, pull_back = vjp(fn, point)  # reverse mode: one vjp per output
+    rows = [pull_back(direction)[0] for direction in torch.eye(outputs)]
+    jacobian = torch.stack(columns, dim=1).reshape(outputs, -1)
+    same = torch.allclose(jacobian, torch.stack(rows).reshape(outputs, -1))
+    return len(columns), len(rows), same
+
+
+weights = torch.randn(1000)
+data, target = torch.randn(1000), torch.tensor(1.0)
+
+
+def loss(w):  # a loss: 1000 weights in, one number out
+    return ((w * data).sum() - target).pow(2).reshape(1)
+
+
+print("             forward passes  reverse passes  same J")
+pass_rows = []  # (name, forward passes, reverse passes), drawn below
+for name, fn, point in [("f", f, x), ("loss", loss, weights)]:
+    forward_passes, reverse_passes, same = passes(fn, point)
+    pass_rows.append((name, forward_passes, reverse_passes))
+    print(f"{name:6s} {forward_passes:21d} {reverse_passes:15d}  {same}")
+# --8<-- [end:passes]
+
+# --8<-- [start:claim-passes]
+assert passes(f, x) == (4, 3, True)
+assert passes(loss, weights) == (1000, 1, True)
+# one reverse pass gives the whole gradient of the loss, as backward() does
+w = weights.clone().requires_grad_()
+loss(w).sum().backward()
+assert torch.allclose(w.grad, jacrev(loss)(weights)[0])
+# --8<-- [end:claim-passes]

@@ -1,0 +1,72 @@
+# torch.where keeps the forward value safe, but not the gradient.
+# --8<-- [start:nan]
+import warnings
+
+import torch
+
+x = torch.tensor([0.0, 4.0], requires_grad=True)
+y = torch.where(x > 0, torch.sqrt(x), 0.0)  # sqrt where x > 0, else 0
+y.sum().backward()
+print("y      =", y.tolist())
+print("x.grad =", x.grad.tolist())
+# --8<-- [end:nan]
+
+# --8<-- [start:why]
+# Both branches were computed, and both are differentiated.
+x.grad = None
+# by hand: sqrt's local slope is 1 / (2 sqrt(x)), infinite at 0
+print("sqrt's slope at x:", (0.5 / torch.sqrt(x.detach())).tolist())
+print(
+    "gradient where passes to sqrt:",
+    [1.0 if v > 0 else 0.0 for v in x.tolist()],
+)
+print("their product at x = 0:", 0.0 * float("inf"))
+# --8<-- [end:why]
+
+# --8<-- [start:anomaly]
+with warnings.catch_warnings(record=True) as caught:  # collected, not printed
+    warnings.simplefilter("always")
+    try:
+        with torch.autograd.detect_anomaly():
+            torch.where(x > 0, torch.sqrt(x), 0.0).sum().backward()
+    except RuntimeError as e:
+        print(f"{type(e).__name__}: {e}")
+first_lines = [str(w.message).splitlines()[0] for w in caught]
+print("warnings:", first_lines)
+# --8<-- [end:anomaly]
+
+# --8<-- [start:fix]
+x.grad = None
+safe = torch.where(x > 0, x, 1.0)  # sqrt never sees the 0 now
+y_fixed = torch.where(x > 0, torch.sqrt(safe), 0.0)
+y_fixed.sum().backward()
+print("y      =", y_fixed.tolist())
+print("x.grad =", x.grad.tolist())
+# --8<-- [end:fix]
+
+# --8<-- [start:claim-nan]
+grad_nan = torch.tensor([0.0, 4.0], requires_grad=True)
+torch.where(grad_nan > 0, torch.sqrt(grad_nan), 0.0).sum().backward()
+assert torch.isnan(grad_nan.grad[0]) and grad_nan.grad[1].item() == 0.25
+assert y.tolist() == [0.0, 2.0]  # the forward value is fine
+assert x.grad.tolist() == [0.0, 0.25] and y_fixed.tolist() == y.tolist()
+assert "SqrtBackward0" in str(caught[-1].message)
+# where passes a zero gradient to the branch it did not pick
+branch = torch.sqrt(grad_nan)
+picked = torch.where(grad_nan > 0, branch, 0.0).sum()
+assert torch.autograd.grad(picked, branch)[0].tolist() == [0.0, 1.0]
+# detect_anomaly raises naming the node; its warning points at the forward
+with warnings.catch_warnings(record=True) as again:
+    warnings.simplefilter("always")
+    try:
+        with torch.autograd.detect_anomaly():
+            fresh = torch.tensor([0.0, 4.0], requires_grad=True)
+            torch.where(fresh > 0, torch.sqrt(fresh), 0.0).sum().backward()
+        raised = ""
+    except RuntimeError as e:
+        raised = str(e)
+assert "SqrtBackward0" in raised and "nan" in raised
+assert any("Traceback of forward call" in str(w.message) for w in again)
+zero, inf = torch.tensor(0.0), torch.tensor(float("inf"))
+assert torch.isnan(zero * inf)  # 0 times infinity
+# --8<-- [end:claim-nan]
