@@ -105,15 +105,23 @@ def test_no_route_changes_anything_outside_the_job_folder(recorded):
 
 
 def test_a_sealed_run_reads_of_the_repository_only_what_the_runner_names(recorded):
-    recorded.write("snippets/reader.py", HEAD + "print(record.read_text())\n")
+    # Another snippet's record may be read (an audited read: an input of the cache entry);
+    # the notebooks regen writes, and the repository's own files above the pages, may not.
+    recorded.write("snippets/record_reader.py", HEAD + "print(record.read_text())\n")
+    recorded.write(
+        "snippets/reader.py",
+        HEAD + "print((record.parents[2] / 'mkdocs.yml').read_text())\n",
+    )
     recorded.write(
         "snippets/settings.py",
         HEAD + "print(record.with_name('snippets.toml').exists())\n"
         "print(len((Path(__file__).parent / 'snippets.toml').read_text()))\n",
     )
-    add_to_page(recorded, "reader", "settings")
+    add_to_page(recorded, "record_reader", "reader", "settings")
     run = recorded.regen()
     failed = failures(run.stderr)
+    assert "record_reader" not in failed, run.stderr
+    assert recorded.read("docs/generated/record_reader.txt") == "hello from good\n\n"
     assert failed["reader"].startswith("FAILED snippets/reader.py:5: PermissionError:"), run.stderr
     assert REFUSED in failed["reader"]
     assert failed["settings"].startswith("FAILED snippets/settings.py:6: PermissionError:")

@@ -190,12 +190,14 @@ def _data_folders() -> list[Path]:
 
 def readable_inside() -> list[Path]:
     """What of the repository a sealed run may read: _data_folders(), the runner itself, the
-    pages (a snippet about the runner reads them; never what regen writes there), and an
-    environment kept in the repository (a .venv). Everything outside it stays readable."""
+    pages and the recorded runs beside them (a snippet about the runner reads them, as the
+    authoring page's run of the page rules reads descend.py's recorded values: an audited read,
+    so an input its cache entry is keyed on; never the notebooks), and an environment kept in
+    the repository (a .venv). Everything outside it stays readable."""
     prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     pages = []
     with contextlib.suppress(OSError), os.scandir(DOCS) as entries:
-        pages = [Path(e.path) for e in entries if e.path not in {str(GENERATED), str(NOTEBOOKS)}]
+        pages = [Path(e.path) for e in entries if e.path != str(NOTEBOOKS)]
     return [*_data_folders(), Path(__file__).parent, *pages, *map(Path, sorted(prefixes))]
 
 

@@ -1,7 +1,9 @@
 # What the page rules report on a small page that shows the code of
 # snippets/authoring/descend.py: the page, written into this run's scratch
 # folder as docs/example.md, then each problem the site check would list
-# for it, found by the same function the check and the build call.
+# for it, found by the same function the check and the build call, with
+# settings of its own that declare descend.py's values (a run may not read
+# the repository's snippets.toml, which the runner keys each snippet on).
 from pathlib import Path
 
 from docpipe import catalog, rules
@@ -17,6 +19,15 @@ After five steps, $w$ is close to the target.
 By hand, $2(w - {{ authoring/descend.py:target }})$; autograd agrees.
 """
 
+SETTINGS = """["authoring/descend.py".values]
+lr = "{lr:g}"
+target = "{target:g}"
+steps = "{len(history) - 1}"
+final_w = "{w.item():.4f}"
+"""
+
+settings = Path.cwd() / "snippets.toml"
+settings.write_text(SETTINGS)
 docs = Path.cwd() / "docs"
 docs.mkdir()
 page = docs / "example.md"
@@ -25,5 +36,5 @@ print("docs/example.md")
 for number, line in enumerate(PAGE.splitlines(), start=1):
     print(f"{number}: {line}")
 print()
-for problem in rules.page_problems(catalog.load(), page, docs):
+for problem in rules.page_problems(catalog.load(settings), page, docs):
     print(problem.replace(f"{Path.cwd()}/", ""))
