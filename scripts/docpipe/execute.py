@@ -40,7 +40,7 @@ try:
     import resource
 except ImportError:  # Windows
     resource = None
-from .paths import ABSENT, DOCS, FIGURE_CODE, GENERATED, NOTEBOOKS, ROOT, SNIPPETS, Snippet
+from .paths import ABSENT, DOCS, FIGURE_CODE, NOTEBOOKS, ROOT, SNIPPETS, Snippet
 
 # The fixed environment of every run. None of it changes a result; it makes runs repeatable.
 RUN_ENV = {
