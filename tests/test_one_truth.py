@@ -221,7 +221,8 @@ def test_a_page_may_show_the_metadata_file_beside_a_snippet(sandbox):
 
 
 def test_a_module_that_fails_to_warm_up_fails_only_its_users(sandbox):
-    broken = sandbox.root / "broken-site" / "numpy"
+    # Outside the repository: a sealed run reads of the repository only what the runner names.
+    broken = sandbox.root.parent / "broken-site" / "numpy"
     broken.mkdir(parents=True)
     (broken / "__init__.py").write_text('raise RuntimeError("this numpy is broken")\n')
     sandbox.env["PYTHONPATH"] = str(broken.parent)
