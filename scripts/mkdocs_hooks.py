@@ -88,6 +88,8 @@ def on_pre_build(config):
     (docpipe.pipeline.site_problems), and on broken settings; `mkdocs serve` shows them on
     the pages they name instead, and refreshes what changed."""
     global SITE_PROBLEMS, CATALOG
+    if Path(config["docs_dir"]).resolve() != DOCS.resolve():
+        return  # a site of another folder (a test's tiny site): this site's problems are not its
     try:
         CATALOG = catalog.load()
         SITE_PROBLEMS = pipeline.site_problems(CATALOG)
