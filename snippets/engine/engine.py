@@ -255,6 +255,25 @@ assert all(agree)  # both walks give the same x.grad
 assert backward_visits == [3 * n + 1 for n in chain_links]
 # every extra diamond doubles the per-path visits (plus 3)
 assert per_path_visits == [4 * 2**n - 3 for n in chain_links]
+
+
+def paths_to_each_value(output):
+    """How many paths lead from output to each value it depends on."""
+    paths = {output: 1}
+    for value in backward_order(output):  # a value's paths are all known
+        for parent in value.parents:
+            paths[parent] = paths.get(parent, 0) + paths[value]
+    return paths
+
+
+# push visits each value once per path from the output to it
+for chain_length, chain_visits in zip(
+    chain_links, per_path_visits, strict=True
+):
+    chain_top = Value(1.0)
+    for _ in range(chain_length):
+        chain_top = chain_top * 2.0 + chain_top
+    assert chain_visits == sum(paths_to_each_value(chain_top).values())
 # --8<-- [end:claim-per-path]
 
 # --8<-- [start:against_torch]
@@ -306,7 +325,7 @@ start_w = torch.randn(1).item()
 lr, steps = 0.1, 201
 
 weight, bias = Value(start_w), Value(0.0)  # the engine's parameters
-engine_losses = []
+engine_losses, walked = [], []
 for _ in range(steps):
     loss = 0.0
     for xi, yi in zip(data_x.tolist(), data_y.tolist(), strict=True):
@@ -314,7 +333,7 @@ for _ in range(steps):
     loss = loss * (1.0 / n)  # the mean squared error
     # a fresh graph each step, but the same weight and bias: reset them
     weight.grad = bias.grad = 0.0
-    backward(loss)
+    walked.append(len(backward(loss)))  # the values of this step's graph
     engine_losses.append(loss.data)
     weight.data -= lr * weight.grad  # plain gradient descent
     bias.data -= lr * bias.grad
@@ -347,6 +366,18 @@ assert math.isclose(weight.data, tweight.item(), rel_tol=1e-5)
 assert math.isclose(bias.data, tbias.item(), rel_tol=1e-4)
 # --8<-- [end:claim-fit]
 
+# --8<-- [start:claim-fit-graph]
+# the last step's graph: per point a *, a +, a -, a **2 and the + of the sum;
+# the leaves: each point's x and y, weight, bias, the 0.0 and the 1 / n
+fit_ops = {}
+for fit_value in backward_order(loss):
+    fit_ops[fit_value.op] = fit_ops.get(fit_value.op, 0) + 1
+assert fit_ops == {"*": n + 1, "+": 2 * n, "-": n, "**2": n, "": 2 * n + 4}
+# every step walked a graph of that size: a new one, not a growing one
+assert all(size == sum(fit_ops.values()) for size in walked)
+assert len(walked) == steps
+# --8<-- [end:claim-fit-graph]
+
 
 # --8<-- [start:cost]
 def count_calls(output):
@@ -364,7 +395,7 @@ def count_calls(output):
 
 
 print("weights  values  calls  most calls of one value")
-cost_rows = []
+cost_rows, neurons = [], []
 for weights in [1, 10, 100]:
     inputs = [Value(i / weights) for i in range(weights)]
     ws = [Value(0.5) for _ in range(weights)]
@@ -372,14 +403,148 @@ for weights in [1, 10, 100]:
     for wi, xi in zip(ws, inputs, strict=True):
         total = total + wi * xi
     cost_rows.append((weights, *count_calls((total - 1.0) ** 2)))
+    neurons.append((ws, inputs, total))  # kept for the check below
     print("{:7d}  {:6d}  {:5d}  {:23d}".format(*cost_rows[-1]))
 # --8<-- [end:cost]
 
 # --8<-- [start:claim-cost]
-# every value's pass_back ran exactly once, whatever the number of weights
-for _, values, calls, most in cost_rows:
+# every value's pass_back ran exactly once, whatever the number of weights,
+# and that one pass filled every weight's gradient, 2 (total - 1) x_i
+for (_, values, calls, most), (n_ws, n_xs, n_total) in zip(
+    cost_rows, neurons, strict=True
+):
     assert calls == values and most == 1
+    assert all(
+        math.isclose(wi.grad, 2 * (n_total.data - 1.0) * xi.data)
+        for wi, xi in zip(n_ws, n_xs, strict=True)
+    )
 # --8<-- [end:claim-cost]
+
+
+# --8<-- [start:claim-graphs]
+def page_graphs():
+    """This page's graphs, built anew so that checking them changes nothing
+    above: a * a, the line fit's loss, the network's, the diamond, tanh(s) * s,
+    a chain of diamonds, and one using every operation, with plain numbers on
+    either side."""
+    g_a, g_w, g_b = Value(3.0), Value(0.5), Value(0.0)
+    g_nw, g_nb, g_s, g_u = Value(3.0), Value(-1.0), Value(0.5), Value(0.7)
+    g_top = Value(1.0)
+    for _ in range(4):
+        g_top = g_top * 2.0 + g_top
+    return [
+        g_a * g_a,
+        (g_w * 2.0 + g_b - 3.0) ** 2,
+        ((g_nw * 2.0 + g_nb).relu() - 2.0) ** 2,
+        diamond()[2],
+        g_s.tanh() * g_s,
+        g_top,
+        (1.0 - g_u) * (2.0 + g_u.tanh()) ** 3 + 2.0 * g_u.relu() - g_u,
+    ]
+
+
+# --8<-- [end:claim-graphs]
+
+# --8<-- [start:claim-value]
+# each value holds its number, the values it came from, and one local
+# derivative per parent
+for g_out in page_graphs():
+    for g_v in backward_order(g_out):
+        assert isinstance(g_v.data, float)
+        assert all(isinstance(parent, Value) for parent in g_v.parents)
+        assert len(g_v.derivatives()) == len(g_v.parents)
+# --8<-- [end:claim-value]
+
+# --8<-- [start:claim-operations]
+# each operation returns a Value with the new number, its inputs as parents,
+# and as derivatives the slopes that finite differences measure
+operations = [
+    ("+", add, 2, lambda a, b: a + b),
+    ("-", sub, 2, lambda a, b: a - b),
+    ("*", mul, 2, lambda a, b: a * b),
+    ("**3", lambda a: power(a, 3), 1, lambda a: a**3),
+    ("relu", relu, 1, lambda a: max(a, 0.0)),
+    ("tanh", tanh, 1, math.tanh),
+]
+nudge = 1e-6
+for op_name, operation, arity, number in operations:
+    for point in [(0.7, -1.3), (-0.4, 2.5)]:
+        numbers = list(point[:arity])
+        made = operation(*[Value(u) for u in numbers])
+        assert isinstance(made, Value) and made.op == op_name
+        assert made.data == number(*numbers)
+        assert [parent.data for parent in made.parents] == numbers
+        for i, local in enumerate(made.derivatives()):
+            up, down = list(numbers), list(numbers)
+            up[i], down[i] = up[i] + nudge, down[i] - nudge
+            slope = (number(*up) - number(*down)) / (2 * nudge)
+            assert math.isclose(local, slope, rel_tol=1e-6, abs_tol=1e-9)
+# the operations call no derivatives; backward calls each value's once
+calls_of, real_init = {}, Value.__init__
+
+
+def counting_init(self, data, parents=(), op="", derivatives=None):
+    def counted(derivatives=derivatives or (lambda: ())):
+        calls_of[self] = calls_of.get(self, 0) + 1
+        return derivatives()
+
+    real_init(self, data, parents, op, counted)
+
+
+Value.__init__ = counting_init
+try:
+    counted_graphs = page_graphs()
+    assert not calls_of  # building the graphs called no derivatives
+    for g_out in counted_graphs:
+        assert all(calls_of[g_v] == 1 for g_v in backward(g_out))
+finally:
+    Value.__init__ = real_init
+# --8<-- [end:claim-operations]
+
+# --8<-- [start:claim-pass-back]
+# pass_back adds to each parent's grad this value's grad times the local
+# derivative, once per use of the parent: it adds, never overwrites
+for g_out in page_graphs():
+    for g_v in backward_order(g_out):
+        for k, parent in enumerate(g_v.parents):
+            parent.grad = 0.25 * (k + 1)  # a gradient already there
+        expected = {parent: parent.grad for parent in g_v.parents}
+        g_v.grad = 1.5
+        g_v.pass_back()
+        for parent, local in zip(g_v.parents, g_v.derivatives(), strict=True):
+            expected[parent] += 1.5 * local
+        assert all(
+            math.isclose(parent.grad, expected[parent], abs_tol=1e-12)
+            for parent in g_v.parents
+        )
+# --8<-- [end:claim-pass-back]
+
+# --8<-- [start:claim-backward]
+# backward starts at the output with 1 and calls pass_back once per value,
+# each value after every value made from it, its gradient then complete
+for g_out in page_graphs():
+    reachable, todo = set(), [g_out]
+    while todo:
+        g_v = todo.pop()
+        if g_v not in reachable:
+            reachable.add(g_v)
+            todo.extend(g_v.parents)
+    grads_passed = {g_v: [] for g_v in reachable}
+    for g_v in reachable:
+
+        def passing(g_v=g_v, pass_back=g_v.pass_back, seen=grads_passed):
+            seen[g_v].append(g_v.grad)
+            pass_back()
+
+        g_v.pass_back = passing
+    g_order = backward(g_out)
+    place = {g_v: i for i, g_v in enumerate(g_order)}
+    assert g_order[0] is g_out and g_out.grad == 1.0
+    assert len(g_order) == len(place) and set(g_order) == reachable
+    # a value's parents come after it (in visit's list, before it)
+    assert all(place[u] > place[g_v] for g_v in g_order for u in g_v.parents)
+    assert all(grads_passed[g_v] == [g_v.grad] for g_v in g_order)
+# --8<-- [end:claim-backward]
 
 # --8<-- [start:claim-depth]
 import sys  # noqa: E402  (a claim section, left out of the page)
@@ -428,6 +593,32 @@ for size in (1, 1000, 1000000):
         assert not python_source
 # --8<-- [end:claim-real-engine]
 
+# --8<-- [start:claim-vjp]
+from torch.autograd.functional import jacobian  # noqa: E402
+
+# each PyTorch node, handed a vector for its output, passes back the vector
+# times its Jacobian (summed over its inputs), not a product of two numbers
+vjp_input = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+vjp_matrix = torch.tensor([[1.0, 2.0, 3.0], [-1.0, 0.5, 0.0]])
+vjp_operations = [
+    torch.sin,
+    torch.exp,
+    lambda t: t * t,
+    torch.sum,
+    lambda t: vjp_matrix @ t,
+    lambda t: torch.softmax(t, 0),
+]
+for operation in vjp_operations:
+    result = operation(vjp_input)
+    vector = torch.linspace(-1.0, 2.0, result.numel()).reshape(result.shape)
+    passed = result.grad_fn(vector)  # the node's backward, called directly
+    passed = passed if isinstance(passed, tuple) else (passed,)
+    to_input = sum(part for part in passed if part is not None)
+    whole_j = jacobian(operation, vjp_input.detach())
+    whole_j = whole_j.reshape(result.numel(), -1)
+    assert torch.allclose(to_input, vector.reshape(-1) @ whole_j)
+# --8<-- [end:claim-vjp]
+
 
 # --8<-- [start:exercise_divide]
 def div(a, b):
@@ -451,7 +642,12 @@ tq = torch.tensor(4.0, requires_grad=True)
 # --8<-- [end:exercise_divide]
 
 # --8<-- [start:claim-exercise-divide]
-assert close(p.grad, tp.grad) and close(q.grad, tq.grad)
+# by hand: d/dp is 1/q; d/dq is -p/q**2 - 1/q**2, one term per use of q
+assert math.isclose(p.grad, 1 / q.data)
+assert math.isclose(q.grad, -p.data / q.data**2 - 1 / q.data**2)
+# and PyTorch's, to within float32's precision
+assert math.isclose(p.grad, tp.grad.item(), rel_tol=1e-6)
+assert math.isclose(q.grad, tq.grad.item(), rel_tol=1e-6)
 # --8<-- [end:claim-exercise-divide]
 
 # --8<-- [start:exercise_three]

@@ -71,3 +71,19 @@ w = weights.clone().requires_grad_()
 loss(w).sum().backward()
 assert torch.allclose(w.grad, jacrev(loss)(weights)[0])
 # --8<-- [end:claim-passes]
+
+
+# --8<-- [start:claim-reverse]
+# one backward() from one output fills the gradient of every input that
+# requires one, as forward mode (jacfwd) finds it input by input
+def three_inputs(a, b, c):
+    return (torch.tanh(matrix @ a) * b[:3]).sum() + (c**2).sum()
+
+
+starts = [torch.linspace(-1.0, 1.0, 4) * (k + 1) for k in range(3)]
+leaves = [start.clone().requires_grad_() for start in starts]
+three_inputs(*leaves).backward()
+by_forward = jacfwd(three_inputs, argnums=(0, 1, 2))(*starts)
+for leaf, expected in zip(leaves, by_forward, strict=True):
+    assert leaf.grad is not None and torch.allclose(leaf.grad, expected)
+# --8<-- [end:claim-reverse]

@@ -39,7 +39,13 @@ print("@torch.no_grad():       ", node(predict(3.0)))
 assert off.grad_fn is None and not off.requires_grad
 assert back_on.grad_fn is not None and back_on.requires_grad
 assert run(True).grad_fn is not None and run(False).grad_fn is None
-assert all(predict(v).grad_fn is None for v in (1.0, 2.0, 3.0))
+# @torch.no_grad() records no call of predict: whatever its argument, even
+# one that requires a gradient, and even when called inside enable_grad
+arguments = [1.0, torch.tensor(2.0), torch.tensor(3.0, requires_grad=True)]
+for argument in arguments:
+    assert predict(argument).grad_fn is None
+    with torch.enable_grad():
+        assert predict(argument).grad_fn is None
 assert torch.is_grad_enabled()  # and on again after each of them
 # --8<-- [end:claim-modes]
 
@@ -84,4 +90,24 @@ try:
 except RuntimeError as e:
     saved = "Inference tensors cannot be saved for backward" not in str(e)
 assert not saved
+# an inference tensor is refused by each operation that saves it for
+# backward, and taken by one that saves no input; a tensor made under no_grad,
+# and a clone of the inference tensor made outside, are taken by all of them
+saving = {
+    "*": lambda a, b: a * b,
+    "/": lambda a, b: a / b,
+    "@": lambda a, b: a @ b,
+    "**": lambda a, b: a**b,
+}
+not_saving = {"+": lambda a, b: a + b, "-": lambda a, b: a - b}
+probe = torch.ones(2, requires_grad=True)
+for symbol, operation in {**saving, **not_saving}.items():
+    operation(probe, made_in_no_grad).sum().backward()
+    operation(probe, made_inside.clone()).sum().backward()
+    try:
+        operation(probe, made_inside).sum().backward()
+        refused = False
+    except RuntimeError as e:
+        refused = "Inference tensors cannot be saved for backward" in str(e)
+    assert refused == (symbol in saving)
 # --8<-- [end:claim-inference]

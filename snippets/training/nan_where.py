@@ -70,3 +70,54 @@ assert any("Traceback of forward call" in str(w.message) for w in again)
 zero, inf = torch.tensor(0.0), torch.tensor(float("inf"))
 assert torch.isnan(zero * inf)  # 0 times infinity
 # --8<-- [end:claim-nan]
+
+# --8<-- [start:claim-anomaly]
+# detect_anomaly raises naming the first node that returned NaN, found here
+# without it by a hook on each node, and warns with the forward's traceback
+by_cases = [
+    lambda t: torch.where(t > 0, torch.sqrt(t), 0.0),
+    lambda t: torch.where(t > 0, t * torch.log(t), 0.0),
+    lambda t: torch.where(t != 0, 1.0 / t, 0.0),
+    lambda t: torch.where(t > 0, t**0.5, 0.0),
+]
+
+
+def graph_nodes(root):
+    found, todo = [], [root]
+    while todo:
+        node = todo.pop()
+        if node is not None and node not in found:
+            found.append(node)
+            todo.extend(n for n, _ in node.next_functions)
+    return found
+
+
+for by_case in by_cases:
+    hooked = torch.tensor([0.0, 4.0], requires_grad=True)
+    out = by_case(hooked).sum()
+    returned_nan = []
+
+    def nan_noter(node, found=returned_nan):
+        def note(grads_in, grads_out):  # grads_in: what the node returned
+            if any(g is not None and torch.isnan(g).any() for g in grads_in):
+                found.append(node.name())
+
+        return note
+
+    for node in graph_nodes(out.grad_fn):
+        node.register_hook(nan_noter(node))
+    out.backward()
+    with warnings.catch_warnings(record=True) as case_warnings:
+        warnings.simplefilter("always")
+        try:
+            with torch.autograd.detect_anomaly():
+                watched = torch.tensor([0.0, 4.0], requires_grad=True)
+                by_case(watched).sum().backward()
+            raised = ""
+        except RuntimeError as e:
+            raised = str(e)
+    named = f"Function '{returned_nan[0]}' returned nan"
+    assert named in raised
+    traceback = "Traceback of forward call"
+    assert any(traceback in str(w.message) for w in case_warnings)
+# --8<-- [end:claim-anomaly]
