@@ -48,19 +48,13 @@ operations = {
     "matmul": lambda t: t @ a,
 }
 
-
-def node_of(t):
-    """The node a backward walk reaches for t: its grad_fn, or a leaf's AccumulateGrad."""
-    return t.grad_fn if t.grad_fn is not None else h.grad_fn.next_functions[0][0]
-
-
-assert node_of(a).variable is a
+leaf_node = h.grad_fn.next_functions[0][0]  # the node of the leaf a
+assert leaf_node.variable is a
 for name, op in operations.items():
-    for t in (a, h):
+    for t, node in ((a, leaf_node), (h, h.grad_fn)):
         result = op(t)
         assert result.grad_fn is not None, name
-        linked = [n for n, _ in result.grad_fn.next_functions]
-        assert node_of(t) in linked, name
+        assert node in [n for n, _ in result.grad_fn.next_functions], name
         with torch.no_grad():  # recording off: no node
             assert op(t).grad_fn is None, name
 # --8<-- [end:claim-result-node]

@@ -25,7 +25,7 @@ same_loss = rate * v
 assert same_loss.grad_fn._saved_other.item() == rate  # saved: dL/dv = rate
 same_loss.backward()
 try:
-    same_loss.grad_fn._saved_other  # read the value the node saved
+    saved = same_loss.grad_fn._saved_other  # read the value the node saved
     freed = False
 except RuntimeError as e:
     freed = "freed" in str(e)
