@@ -20,7 +20,8 @@ print(f"dL/db  by hand: {grad_b_hand:g}   autograd: {b.grad.item():g}")
 # --8<-- [end:check]
 
 # --8<-- [start:claim-agrees]
-# the hand results are autograd's, on this run's numbers
+# the hand results are the run's own, on this run's numbers
+assert error_hand == (prediction - y).item()
 assert grad_w_hand == w.grad.item()
 assert grad_b_hand == b.grad.item()
 # --8<-- [end:claim-agrees]

@@ -14,11 +14,50 @@ print("x is a leaf:", x.is_leaf, "   y is a leaf:", y.is_leaf)
 # --8<-- [end:backward]
 
 # --8<-- [start:claim-plain-leaf]
-c = torch.tensor(2.0)  # made by you, without requires_grad
-assert c.is_leaf and not c.requires_grad
-(c * torch.tensor(1.0, requires_grad=True)).backward()
-assert c.grad is None  # a leaf that needs no gradient is given none
+# tensors that need no gradient, made in several ways: each is a leaf, and
+# a backward() through a product with it stores nothing in its .grad
+plain = (
+    torch.tensor(2.0),  # made by you, without requires_grad
+    torch.zeros(3),
+    torch.arange(3),  # integers
+    torch.ones(2, 2) * 5,  # computed, but from tensors that need no gradient
+    torch.randn(3, requires_grad=True).detach(),
+)
+for c in plain:
+    assert c.is_leaf and not c.requires_grad
+    k = torch.tensor(1.0, requires_grad=True)
+    (c * k).sum().backward()
+    assert c.grad is None  # a leaf that needs no gradient is given none
+    assert k.grad is not None  # while the one that needs it got its gradient
 # --8<-- [end:claim-plain-leaf]
+
+# --8<-- [start:claim-result-node]
+# while recording is on, every result of an operation on a tensor that
+# requires a gradient has a grad_fn linked to the nodes of its inputs
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+h = a * 2  # a result, not a leaf
+operations = {
+    "add": lambda t: t + a,
+    "sub": lambda t: t - 1,
+    "mul": lambda t: t * a,
+    "div": lambda t: t / 3,
+    "pow": lambda t: t**2,
+    "sin": torch.sin,
+    "exp": torch.exp,
+    "sum": torch.sum,
+    "matmul": lambda t: t @ a,
+}
+
+leaf_node = h.grad_fn.next_functions[0][0]  # the node of the leaf a
+assert leaf_node.variable is a
+for name, op in operations.items():
+    for t, node in ((a, leaf_node), (h, h.grad_fn)):
+        result = op(t)
+        assert result.grad_fn is not None, name
+        assert node in [n for n, _ in result.grad_fn.next_functions], name
+        with torch.no_grad():  # recording off: no node
+            assert op(t).grad_fn is None, name
+# --8<-- [end:claim-result-node]
 
 # --8<-- [start:claim-weights-are-leaves]
 # a layer's weights are nn.Parameter leaves that require a gradient

@@ -18,10 +18,18 @@ assert seen == [rate * call for call in range(1, calls + 1)]  # a running sum
 # --8<-- [end:claim-backward-adds]
 
 # --8<-- [start:claim-same-loss-twice-raises]
-# backward() a second time on the very same loss tensor raises
+# backward() a second time on the very same loss tensor raises, because
+# the multiplication node's saved value was freed by the first walk
 v = torch.tensor(1.0, requires_grad=True)
 same_loss = rate * v
+assert same_loss.grad_fn._saved_other.item() == rate  # saved: dL/dv = rate
 same_loss.backward()
+try:
+    saved = same_loss.grad_fn._saved_other  # read the value the node saved
+    freed = False
+except RuntimeError as e:
+    freed = "freed" in str(e)
+assert freed
 try:
     same_loss.backward()
     raised = False

@@ -74,4 +74,21 @@ assert product.grad_fn is not None
 # ...but with no way back into out's history, as there is from out itself
 assert not reaches(product.grad_fn, out.grad_fn)
 assert reaches((out @ weight).grad_fn, out.grad_fn)
+# the same for other computations from the detached tensor: to them it is a
+# constant, and a backward() through them gives weight a gradient, not out
+uses = (
+    lambda d: d @ weight,
+    lambda d: (d * 2 + 1) @ weight,
+    lambda d: torch.tanh(d).sum() * weight.sum(),
+    lambda d: (d.T @ d).mean() * weight.mean(),
+)
+for use in uses:
+    weight.grad = None
+    result = use(detached)
+    assert result.grad_fn is not None
+    assert not reaches(result.grad_fn, out.grad_fn)
+    assert reaches(use(out).grad_fn, out.grad_fn)
+    result.sum().backward()
+    assert weight.grad is not None
+weight.grad = None
 # --8<-- [end:claim-detach-keeps-recording]

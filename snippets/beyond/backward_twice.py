@@ -106,3 +106,33 @@ print("second backward: x.grad =", x.grad.item())
 # --8<-- [start:claim-retain-adds]
 assert x.grad.item() == 2 * first  # the second pass added the same again
 # --8<-- [end:claim-retain-adds]
+
+
+# --8<-- [start:claim-carried-over]
+# what an earlier step leaves behind holds its graph: a running total of the
+# loss, or a hidden state, carried into the next step's loss makes that
+# backward() walk the freed graph again; loss.item() and .detach() cut it
+def two_steps(pattern, cut):
+    """Two steps of a tiny loop; carried is what one step leaves the next."""
+    w = torch.tensor(0.5, requires_grad=True)
+    carried = torch.tensor(0.0)
+    try:
+        for _ in range(2):
+            if pattern == "running total":
+                loss = (w * 3.0 - 1.0) ** 2
+                carried = carried + loss  # the total so far
+                carried.backward()
+                carried = carried.item() if cut else carried
+            else:  # "hidden state", as in a recurrent network
+                carried = torch.tanh(w * carried + 1.0)
+                (carried**2).backward()
+                carried = carried.detach() if cut else carried
+    except RuntimeError as error:
+        return "backward through the graph a second time" in str(error)
+    return False
+
+
+for pattern in ("running total", "hidden state"):
+    assert two_steps(pattern, cut=False), pattern  # the error
+    assert not two_steps(pattern, cut=True), pattern  # and its fix
+# --8<-- [end:claim-carried-over]

@@ -127,4 +127,54 @@ class WatchedSoftplus(Softplus):
 assert torch.autograd.gradcheck(WatchedSoftplus.apply, (one_point,))
 assert any(torch.all(g == 0) for g in seen)  # one of them was all zeros
 assert any(torch.all(g == 1) for g in seen)  # and one a one-hot 1
+# at one point, the forgetful backward's Jacobian is the right one: comparing
+# Jacobians alone would pass it
+forgetful = ForgetfulSoftplus.apply(one_point)
+(column,) = torch.autograd.grad(
+    forgetful, one_point, torch.ones(1, dtype=torch.double)
+)
+assert torch.equal(column, torch.sigmoid(one_point.detach()))
 # --8<-- [end:claim-zero-grad-output]
+
+
+# --8<-- [start:claim-one-saved-tensor]
+def operation_nodes(root):
+    """The nodes of the graph ending at root, without the leaves' nodes."""
+    found, todo = [], [root]
+    while todo:
+        node = todo.pop()
+        if node is None or node in found:
+            continue
+        found.append(node)
+        todo.extend(n for n, _ in node.next_functions)
+    return [n for n in found if type(n).__name__ != "AccumulateGrad"]
+
+
+def tensors_saved(node):
+    names = (a for a in dir(node) if a.startswith("_saved_"))
+    return [a for a in names if isinstance(getattr(node, a), torch.Tensor)]
+
+
+# the custom node: one node, one saved tensor
+custom = Softplus.apply(points)
+assert operation_nodes(custom.grad_fn) == [custom.grad_fn]
+assert len(custom.grad_fn.saved_tensors) == 1
+# autograd on the stable forward: a node for each of its six operations
+recorded = operation_nodes(stable_softplus(points).grad_fn)
+names = sorted(type(n).__name__.rstrip("0123456789") for n in recorded)
+operations = ["AbsBackward", "AddBackward", "ClampBackward"]
+operations += ["ExpBackward", "Log1PBackward", "NegBackward"]
+assert names == operations
+# and what each of them saves: four tensors between them
+assert sum(len(tensors_saved(n)) for n in recorded) == 4
+# --8<-- [end:claim-one-saved-tensor]
+
+# --8<-- [start:claim-diagonal-symmetric]
+# the Jacobian of softplus, and of other element-wise functions, at the
+# gradcheck points is diagonal, so it equals its transpose: a layout and its
+# transpose print the same matrix
+for elementwise in (Softplus.apply, torch.sigmoid, torch.tanh, torch.exp):
+    J_points = torch.autograd.functional.jacobian(elementwise, points.detach())
+    assert torch.equal(J_points, torch.diag(J_points.diagonal())), elementwise
+    assert torch.equal(J_points, J_points.T), elementwise
+# --8<-- [end:claim-diagonal-symmetric]

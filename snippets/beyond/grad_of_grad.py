@@ -30,6 +30,20 @@ assert dy_dx.grad_fn is not None  # create_graph=True recorded the backward
 assert dy_dx.item() == 3 * x.item() ** 2 and d2y_dx2.item() == 6 * x.item()
 y = x**3
 assert torch.autograd.grad(y, x)[0].grad_fn is None  # without it: a number
+# the same for other functions: without create_graph the gradient has no
+# history and cannot be differentiated again; with it, it can
+for f in (lambda u: u**3, torch.sin, torch.exp, lambda u: u * u + u):
+    (g,) = torch.autograd.grad(f(x), x)
+    assert g.grad_fn is None and not g.requires_grad
+    try:
+        torch.autograd.grad(g, x)
+        again = True
+    except RuntimeError:
+        again = False
+    assert not again
+    (g,) = torch.autograd.grad(f(x), x, create_graph=True)
+    assert g.grad_fn is not None
+    assert torch.autograd.grad(g, x)[0].grad_fn is None
 # --8<-- [end:claim-create-graph]
 
 # --8<-- [start:curves]

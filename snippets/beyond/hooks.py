@@ -21,7 +21,21 @@ handle.remove()  # the hook stays on y until removed
 # --8<-- [end:watch]
 
 # --8<-- [start:claim-hook-stores-nothing]
+import warnings  # noqa: E402  (a claim section, left out of the page)
+
 assert not y.retains_grad  # the hook saw y's gradient; nothing kept it
+# hooks that watch or replace, on every tensor of a chain: none stores it
+for hook in (lambda g: None, lambda g: g * 2, lambda g: g.clamp(-1, 1)):
+    base = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    middle = [base**3]
+    middle.append(torch.sin(middle[-1]))
+    middle.append(middle[-1] * 2)
+    for t in middle:
+        t.register_hook(hook)
+    middle[-1].sum().backward()
+    with warnings.catch_warnings():  # reading a non-leaf's .grad warns
+        warnings.simplefilter("ignore")
+        assert all(not t.retains_grad and t.grad is None for t in middle)
 # --8<-- [end:claim-hook-stores-nothing]
 
 # --8<-- [start:claim-hook-watches]

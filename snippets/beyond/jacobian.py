@@ -65,3 +65,26 @@ for i, one_hot in enumerate(torch.eye(len(logits))):
     (row,) = vjp_of(one_hot)
     assert torch.allclose(row, J_softmax[i])
 # --8<-- [end:claim-rows-are-vjps]
+
+# --8<-- [start:claim-vjp-no-jacobian]
+# backward never builds J: for an input of 200,000 numbers, J would hold
+# 4e10 entries (160 GB in float32), yet backward(gradient=v) runs, and the
+# gradient passing each tensor of the chain has that tensor's shape: a vector
+big = torch.linspace(-1.0, 1.0, 200_000, requires_grad=True)
+chain = [big]
+for op in (
+    torch.sin,
+    lambda u: u * 2 + 1,
+    torch.exp,
+    lambda u: u.cumsum(0),  # each entry depends on all before it
+    torch.tanh,
+):
+    chain.append(op(chain[-1]))
+passing = []
+for u in chain[1:]:
+    u.register_hook(lambda g, u=u: passing.append((g.shape, u.shape)))
+chain[-1].backward(gradient=torch.ones(200_000))
+assert len(passing) == len(chain) - 1
+assert all(g == shape == big.shape for g, shape in passing)
+assert big.grad.shape == big.shape
+# --8<-- [end:claim-vjp-no-jacobian]

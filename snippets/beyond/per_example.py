@@ -47,3 +47,27 @@ print("average of the rows above:", per_example.mean(dim=0))
 assert torch.allclose(per_example, looped)  # vmap(grad) = one backward each
 assert torch.allclose(w_leaf.grad, per_example.mean(dim=0))  # batch = mean
 # --8<-- [end:claim-vmap-matches-loop]
+
+# --8<-- [start:claim-one-batched-pass]
+# vmap runs the loss function once for the whole batch; the loop, once per
+# example, with one backward() each
+calls = []
+
+
+def counted_loss(w, x, target):
+    calls.append(1)
+    return example_loss(w, x, target)
+
+
+for batch in (1, 5, 32):
+    some_inputs, some_targets = torch.ones(batch, 3), torch.zeros(batch)
+    calls.clear()
+    grads = vmap(grad(counted_loss), in_dims=(None, 0, 0))(
+        w, some_inputs, some_targets
+    )
+    assert len(calls) == 1 and grads.shape == (batch, 3)
+    calls.clear()
+    for one, target_one in zip(some_inputs, some_targets, strict=True):
+        counted_loss(w.clone().requires_grad_(), one, target_one).backward()
+    assert len(calls) == batch
+# --8<-- [end:claim-one-batched-pass]

@@ -57,6 +57,19 @@ signs = {math.copysign(1, v) for v in (grad_h_hand, h.grad.item())}
 assert signs == {-1.0, 1.0}  # the two zeros at h carry different signs
 # --8<-- [end:claim-signed-zero]
 
+# --8<-- [start:claim-zero-slope-stops]
+# a local slope of 0 stops the gradient for everything behind it: a closed
+# ReLU, a clamp below its floor, a rounding, each after two layers
+for stop in (torch.relu, lambda t: t.clamp(min=-5.0), torch.round):
+    w1, w2, b2 = (
+        torch.tensor(v, requires_grad=True) for v in (2.0, 3.0, -10.0)
+    )
+    before = w2 * torch.tanh(w1 * x) + b2  # negative: the ReLU is closed
+    assert before.item() < -5.0
+    ((stop(before) - y) ** 2).backward()
+    assert all(p.grad.item() == 0 for p in (w1, w2, b2)), stop
+# --8<-- [end:claim-zero-slope-stops]
+
 # --8<-- [start:claim-other-zero-slopes]
 # a clamp passes the gradient up to its limit, and stops it beyond the limit
 for value, slope in ((0.5, 1.0), (1.0, 1.0), (1.5, 0.0)):

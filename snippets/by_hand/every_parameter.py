@@ -49,6 +49,10 @@ print(f"{in_between:,} numbers in the intermediate results")
 # --8<-- [start:claim-one-call-fills]
 # by hand, the two results are autograd's
 assert grad_w_hand == w.grad.item() and grad_b_hand == b.grad.item()
+# and so is the shared factor, dL/d(prediction), asked of autograd directly
+at = prediction.detach().requires_grad_()
+(grad_prediction,) = torch.autograd.grad((at - target) ** 2, at)
+assert grad_prediction_hand == grad_prediction.item()
 # one backward() filled the .grad of every parameter of the network
 assert filled == len(parameters)
 assert all(p.grad.shape == p.shape for p in parameters)

@@ -29,4 +29,8 @@ print(f"dL/dw2 by hand: {grad_w2_hand:g}  autograd: {w2.grad.item():g}")
 # --8<-- [start:claim-agrees]
 assert w.grad.item() == grad_w_hand  # both hand results are autograd's
 assert w2.grad.item() == grad_w2_hand
+# and the first factor, dL/do, asked of autograd directly
+at = o.detach().requires_grad_()
+(grad_o,) = torch.autograd.grad((at - y) ** 2, at)
+assert grad_o.item() == grad_o_hand
 # --8<-- [end:claim-agrees]

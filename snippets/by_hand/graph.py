@@ -37,10 +37,13 @@ print(f"dz/dx  by hand: {grad_x_hand:2g}  autograd: {x.grad.item():2g}")
 
 # --8<-- [start:claim-agrees]
 # each step of the hand walk is autograd's, node by node
-assert (z.grad.item(), u.grad.item(), s.grad.item(), x.grad.item()) == (
-    grad_z_hand,
-    grad_u_hand,
-    grad_s_hand,
-    grad_x_hand,
+assert all(
+    node.grad.item() == hand
+    for node, hand in (
+        (z, grad_z_hand),
+        (u, grad_u_hand),
+        (s, grad_s_hand),
+        (x, grad_x_hand),
+    )
 )
 # --8<-- [end:claim-agrees]

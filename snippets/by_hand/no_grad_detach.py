@@ -48,6 +48,16 @@ assert x.grad.item() == one_hand  # x * x.detach(): only the first
 # --8<-- [start:claim-detach-grad-stays-none]
 assert v.grad is None  # not 0: no gradient ever reached v
 assert k.grad.item() == v.item()  # the other factor still got its gradient
+# the same for other computations whose only path to the leaf is detached
+for use in (
+    lambda d, k: d * k,
+    lambda d, k: (d + 1) * k,
+    lambda d, k: torch.sin(d) * k**2,
+    lambda d, k: torch.exp(d * k),
+):
+    leaf, other = (torch.tensor(t, requires_grad=True) for t in (3.0, 2.0))
+    use(leaf.detach(), other).backward()
+    assert leaf.grad is None and other.grad is not None
 # --8<-- [end:claim-detach-grad-stays-none]
 
 # --8<-- [start:claim-backward-without-path-raises]
@@ -56,8 +66,30 @@ try:
     complaint = ""
 except RuntimeError as error:
     complaint = str(error)
-assert (
-    complaint
-    == "element 0 of tensors does not require grad and does not have a grad_fn"
+no_path = (
+    "element 0 of tensors does not require grad and does not have a grad_fn"
 )
+assert complaint == no_path
+
+
+def computed_under_no_grad():
+    with torch.no_grad():
+        return v * 2
+
+
+# the same error for every way of leaving no path to a tensor that requires
+# a gradient: a detached input, plain data, no_grad, a detached result
+for make in (
+    lambda: v.detach() * 2,
+    lambda: torch.tensor(3.0) * 2,
+    computed_under_no_grad,
+    lambda: (v * 2).detach(),
+    lambda: torch.sin(v.detach()).sum(),
+):
+    try:
+        make().backward()
+        complaint = ""
+    except RuntimeError as error:
+        complaint = str(error)
+    assert complaint == no_path
 # --8<-- [end:claim-backward-without-path-raises]

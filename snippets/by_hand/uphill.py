@@ -27,6 +27,28 @@ for gradient in (10.0, -1.0):  # the gradient changes sign between the steps
     print(f"gradient {gradient:+g}: Adam's step {flips[-1][1]:+.4f}")
 # --8<-- [end:flip]
 
+# --8<-- [start:claim-small-step-lowers]
+# a small enough step of plain gradient descent lowers the loss wherever the
+# gradient is not zero: several losses, several starting points, two sizes
+losses_of = {
+    "w**2": lambda w: (w**2).sum(),
+    "(w - 3)**4 + w": lambda w: ((w - 3) ** 4 + w).sum(),
+    "sin(w) * w": lambda w: (torch.sin(w) * w).sum(),
+    "exp(w) - 2w": lambda w: (torch.exp(w) - 2 * w).sum(),
+    "log(1 + w**2)": lambda w: torch.log1p(w**2).sum(),
+}
+starts = ([-2.0], [-0.5], [0.7], [2.5], [1.0, -1.0, 0.3])
+for name, loss_of in losses_of.items():
+    for start_at in starts:
+        w = torch.tensor(start_at, dtype=torch.float64, requires_grad=True)
+        before = loss_of(w)
+        before.backward()
+        assert w.grad.abs().sum() > 0, (name, start_at)
+        with torch.no_grad():
+            w -= 1e-4 * w.grad  # one small step of gradient descent
+            assert loss_of(w) < before, (name, start_at)
+# --8<-- [end:claim-small-step-lowers]
+
 # --8<-- [start:claim-no-promise]
 # a small step of gradient descent lowered the loss; a large one raised it
 assert losses[0.1][1] < losses[0.1][0] and losses[1.5][1] > losses[1.5][0]
