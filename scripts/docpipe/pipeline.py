@@ -217,7 +217,7 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
     if whole_site:
         from . import agreement
 
-        result.claims = agreement.tally()
+        result.claims = agreement.tally(cat=cat)
     return result
 
 
