@@ -346,3 +346,24 @@ def test_a_version_never_verified_is_said_so(monkeypatch, tmp_path):
     (report,) = verify.unverified_report(found, len(OTHERS))
     assert report.startswith("NOT VERIFIED with torch 9.9.9: every snippet (2 of 2: was never")
     assert verify.command_line(["not-a-version"], False, 1) == 2
+
+
+def test_the_box_names_the_claim_a_verified_version_fails_and_its_line():
+    from docpipe import reproduced, verify
+
+    failed = verify.Status(
+        "9.9.9",
+        verify.FAILED,
+        {
+            "claims": {"claim-a": "held", "claim-b": "failed", "claim-c": "not run"},
+            "error": "snippets/x.py:7: AssertionError: ",
+        },
+    )
+    assert reproduced._failing(failed, "snippets/x.py") == (
+        "snippets/x.py fails its claim claim-b (snippets/x.py:7: AssertionError)"
+    )
+    same = verify.Status("9.9.9", verify.SAME, {})
+    assert reproduced._failing(same, "snippets/x.py") == "snippets/x.py"
+    assert reproduced._verdict({verify.SAME: ["a"], verify.FAILED: ["b fails x"]}) == (
+        "same output, except: b fails x"
+    )

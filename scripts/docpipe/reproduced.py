@@ -48,18 +48,27 @@ def box(snippets: set[Snippet]) -> str:
             continue
         by: dict[str, list[str]] = {}
         for snippet in sorted(snippets):
-            settings = _settings(snippet)
-            by.setdefault(verify.status(snippet, version, settings).verdict, []).append(
-                snippet.name
-            )
+            found = verify.status(snippet, version, _settings(snippet))
+            by.setdefault(found.verdict, []).append(_failing(found, snippet.name))
         parts.append(f"{version} ({_verdict(by)})")
     return "torch " + ", ".join(parts)
+
+
+def _failing(found, name: str) -> str:
+    """A snippet's name, and for one that failed, the claims that failed and where it stopped
+    (its first claim that failed stops the run: the claims after it are not run)."""
+    if found.verdict != verify.FAILED:
+        return name
+    failed = [c for c, held in sorted(found.entry.get("claims", {}).items()) if held == "failed"]
+    error = found.entry.get("error", "").strip().rstrip(":")
+    what = f"{name} fails {'its claim ' + ', '.join(failed) if failed else 'its run'}"
+    return f"{what} ({error})" if error else what
 
 
 def _verdict(by: dict[str, list[str]]) -> str:
     said = []
     if by.get(verify.FAILED):
-        said.append(f"{_names(by[verify.FAILED])} {_verb(by[verify.FAILED], 'fails', 'fail')}")
+        said.append("; ".join(by[verify.FAILED]))  # each says what failed (_failing)
     if by.get(verify.DIFFERS):
         differs = by[verify.DIFFERS]
         said.append(
