@@ -71,7 +71,7 @@ def serve(site: Path) -> tuple[http.server.HTTPServer, str]:
     """Serve the folder `site` on loopback, under the same path as when hosted; returns the
     server and its origin. conftest.py starts it for the session, before the site exists."""
     base = site_base()
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(site, base))
+    httpd = _QuietServer(("127.0.0.1", 0), _handler(site, base))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}{base.rstrip('/')}"
 
@@ -92,6 +92,14 @@ def build_site(site: Path, origin: str) -> None:
 def site_base() -> str:
     """The path the hosted site lives under: the path of mkdocs.yml's default site_url."""
     return urlparse(hosted_url()).path or "/"
+
+
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        """A browser that closes a connection mid-response (it moved on to the next page) is
+        no error of the site; anything else is printed as usual."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def _handler(site: Path, base: str):
