@@ -56,6 +56,15 @@ WRITES = {
         "import subprocess\n\nsubprocess.run(['sh', '-c', f'echo x > {record}'], check=True)\n",
         7,
     ),
+    # the issue's case: the snippet does not look at sh's exit status
+    "subprocess_unchecked": (
+        "import subprocess\n\nsubprocess.run(['sh', '-c', f'echo x > {record}'])\n",
+        7,
+    ),
+    "cp_unchecked": (
+        "import subprocess\n\nsubprocess.run(['cp', '/dev/null', str(record)])\n",
+        7,
+    ),
     "libc_unlink": (LIBC + "if libc.unlink(bytes(record)) != 0:\n" + RAISE, 9),
     "libc_open": (LIBC + "if libc.open(bytes(record), os.O_WRONLY | os.O_TRUNC) < 0:\n" + RAISE, 9),
     # outside the repository too: /tmp/<this test's folder name>
@@ -63,6 +72,7 @@ WRITES = {
 }
 REFUSED = "refused by the runner: a snippet may change files only in its scratch folder"
 HELD = "the runner holds every process a snippet starts to its rule: a snippet may change files"
+UNCHECKED = "a process it started was refused a write into the repository"
 SNIPPETS_MAY_NOT = "snippets may not write into the repository (docs/generated/good.txt)"
 
 
@@ -97,7 +107,10 @@ def test_no_route_changes_anything_outside_the_job_folder(recorded):
     for name, (_, line) in WRITES.items():
         said = failed.get(f"w_{name}", "")
         assert said.startswith(f"FAILED snippets/w_{name}.py:{line}: "), (name, run.stderr)
-        assert SNIPPETS_MAY_NOT in said or REFUSED in said or HELD in said, (name, said)
+        assert SNIPPETS_MAY_NOT in said or REFUSED in said or HELD in said or (UNCHECKED in said), (
+            name,
+            said,
+        )
     assert "good.txt: Permission denied" in run.stderr  # what sh said, in its output's tail
     assert recorded.read("docs/generated/good.txt") == "hello from good\n"
     only_sources_changed(recorded, *(f"w_{name}" for name in WRITES))

@@ -355,7 +355,8 @@ def _end_what_it_started(snippet: Snippet, result: Result, stream, started_by) -
     end = stream.tell()
     ended = end_children()
     late = os.fstat(stream.fileno()).st_size - end
-    if not ended and late <= 0:
+    refused = _refused_writes(stream, end) if started_by else []
+    if not ended and late <= 0 and not refused:
         return
     lines = {line for command, line in started_by if line}
     exact = {line for command, line in started_by for _, c in ended if c == command and line}
@@ -369,7 +370,33 @@ def _end_what_it_started(snippet: Snippet, result: Result, stream, started_by) -
         )
     if late > 0:
         said.append(f"a process it started printed {late} bytes after it ended (not recorded)")
+    if refused:
+        said.append(
+            "a process it started was refused a write into the repository, which only the"
+            f" scratch folder may take; it printed: {refused[0].strip()[:300]}"
+        )
+    if result.status == "error" and not ended and late <= 0:
+        return  # the snippet failed already, at its own line (a refusal it did not survive)
     result.status, result.error = "error", f"{where}: " + "; ".join(said)
+
+
+# The kernel's words for a refused write (Landlock answers EACCES; a link or rename across
+# folders, EXDEV), as a process the snippet starts prints them beside the path it was refused.
+_REFUSALS = (os.strerror(errno.EACCES), os.strerror(errno.EXDEV))
+
+
+def _refused_writes(stream, end: int) -> list[str]:
+    """Lines of the run's output in which a process the snippet started says that a path of
+    the repository was refused it: the kernel refused that write (Landlock), and the process
+    may have gone on without failing, so the runner fails the run instead."""
+    with open(stream.buffer.name, "rb") as written:  # the output file, in the job's folder
+        data = written.read(end).decode("utf-8", "replace")
+    root = str(ROOT) + os.sep
+    return [
+        line
+        for line in data.splitlines()
+        if root in line and any(refusal in line for refusal in _REFUSALS)
+    ]
 
 
 def _unseen_reads(snippet: Snippet, inputs: dict[str, str]) -> list[str]:
