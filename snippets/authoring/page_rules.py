@@ -1,9 +1,10 @@
 # What the page rules report on a small page that shows the code of
-# snippets/authoring/descend.py: the page, written into this run's scratch
-# folder as docs/example.md, then each problem the site check would list
+# snippets/authoring/descend.py: the page, written into a temporary folder
+# as docs/example.md, then each problem the site check would list
 # for it, found by the same function the check and the build call, with
 # settings of its own that declare descend.py's values (a run may not read
 # the repository's snippets.toml, which the runner keys each snippet on).
+import tempfile
 from pathlib import Path
 
 from docpipe import catalog, rules
@@ -26,15 +27,17 @@ steps = "{len(history) - 1}"
 final_w = "{w.item():.4f}"
 """
 
-settings = Path.cwd() / "snippets.toml"
-settings.write_text(SETTINGS)
-docs = Path.cwd() / "docs"
-docs.mkdir()
-page = docs / "example.md"
-page.write_text(PAGE)
-print("docs/example.md")
-for number, line in enumerate(PAGE.splitlines(), start=1):
-    print(f"{number}: {line}")
-print()
-for problem in rules.page_problems(catalog.load(settings), page, docs):
-    print(problem.replace(f"{Path.cwd()}/", ""))
+with tempfile.TemporaryDirectory() as folder:
+    root = Path(folder)
+    settings = root / "snippets.toml"
+    settings.write_text(SETTINGS)
+    docs = root / "docs"
+    docs.mkdir()
+    page = docs / "example.md"
+    page.write_text(PAGE)
+    print("docs/example.md")
+    for number, line in enumerate(PAGE.splitlines(), start=1):
+        print(f"{number}: {line}")
+    print()
+    for problem in rules.page_problems(catalog.load(settings), page, docs):
+        print(problem.replace(f"{root}/", ""))
