@@ -41,7 +41,7 @@ def numbers(text: str, allowed: tuple[str, ...] = ()) -> list[tuple[int, str]]:
     found = []
     for chunk in prose.prose(textwrap.dedent(text).lstrip("\n")):
         for m in prose.NUMBER.finditer(chunk.text):
-            if not prose._covering(chunk.text, m.start(), m.end(), allowed):
+            if not prose.covering(chunk.text, m.start(), m.end(), allowed):
                 found.append((chunk.line, m[0]))
     return found
 

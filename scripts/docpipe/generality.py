@@ -80,9 +80,7 @@ def check(page: Path, allowed: tuple[str, ...]) -> tuple[list[str], set[str]]:
     for s in sentences.read(page.read_text(encoding="utf-8")):
         if not is_general(s):
             continue
-        phrase = next((p for p in allowed if p in s.text), None)
-        if phrase:
-            used.add(phrase)
+        if sentences.spared(s, allowed, used):
             continue
         where = f"{rel(page)}:{s.line}"
         if not s.claims:

@@ -100,7 +100,7 @@ def typed_numbers(page: Path, allowed: tuple[str, ...]) -> tuple[list[str], set[
     found, used = [], set()
     for chunk in prose(page.read_text(encoding="utf-8")):
         for m in NUMBER.finditer(chunk.text):
-            phrase = _covering(chunk.text, m.start(), m.end(), allowed)
+            phrase = covering(chunk.text, m.start(), m.end(), allowed)
             if phrase:
                 used.add(phrase)
                 continue
@@ -114,7 +114,8 @@ def typed_numbers(page: Path, allowed: tuple[str, ...]) -> tuple[list[str], set[
     return found, used
 
 
-def _covering(text: str, start: int, end: int, allowed: tuple[str, ...]) -> str | None:
+def covering(text: str, start: int, end: int, allowed: tuple[str, ...]) -> str | None:
+    """The allowed phrase that covers text[start:end] where it stands, if any."""
     for phrase in allowed:
         for m in re.finditer(re.escape(phrase), text):
             if m.start() <= start and end <= m.end():

@@ -146,6 +146,15 @@ def _code(span: str) -> str:
     return span.strip("`").strip()
 
 
+def spared(sentence: Sentence, allowed: tuple[str, ...], used: set[str]) -> bool:
+    """Whether an allowed phrase (an [[exception]]'s text) is in the sentence; one that is goes
+    into `used`, so that a phrase sparing nothing can be reported."""
+    phrase = next((p for p in allowed if p in sentence.text), None)
+    if phrase:
+        used.add(phrase)
+    return phrase is not None
+
+
 def names_pytorch_code(sentence: Sentence) -> str | None:
     """The first code span of the sentence that is code, not a path or a command."""
     return next((c for c in sentence.code if c and not REPOSITORY_CODE.search(c)), None)

@@ -33,7 +33,7 @@ from . import record as records
 from .catalog import Catalog
 from .pages import tokens, uses
 from .paths import Snippet, rel
-from .prose import prose
+from .prose import covering, prose
 from .sections import SectionError, find_sections
 
 RULE = "typed-number"
@@ -207,7 +207,7 @@ def check(page: Path, allowed: tuple[str, ...], cat: Catalog) -> tuple[list[str]
     where = rel(page)
     for line, latex in math_chunks(text):
         for start, end, number, _ in math_problems(line, latex, run):
-            phrase = _covering(latex, start, end, allowed)
+            phrase = covering(latex, start, end, allowed)
             if phrase:
                 spared.add(phrase)
                 continue
@@ -220,7 +220,7 @@ def check(page: Path, allowed: tuple[str, ...], cat: Catalog) -> tuple[list[str]
         for m in WORD.finditer(chunk.text):
             if float(WORDS[m[0].lower()]) not in counts:
                 continue
-            phrase = _covering(chunk.text, m.start(), m.end(), allowed)
+            phrase = covering(chunk.text, m.start(), m.end(), allowed)
             if phrase:
                 spared.add(phrase)
                 continue
@@ -232,11 +232,3 @@ def check(page: Path, allowed: tuple[str, ...], cat: Catalog) -> tuple[list[str]
                 " typed-number) with the reason"
             )
     return found, spared
-
-
-def _covering(text: str, start: int, end: int, allowed: tuple[str, ...]) -> str | None:
-    for phrase in allowed:
-        for m in re.finditer(re.escape(phrase), text):
-            if m.start() <= start and end <= m.end():
-                return phrase
-    return None
