@@ -108,8 +108,17 @@ def site_problems(cat: Catalog, snippets: list[Snippet] | None = None) -> list[s
     )
 
 
-def run(snippets: list[Snippet], cat: Catalog, opts: Options, label: str, **pool_args) -> dict:
-    """Run snippets (each in its own child process) and return their outcomes."""
+def run(
+    snippets: list[Snippet],
+    cat: Catalog,
+    opts: Options,
+    label: str,
+    extras: dict[str, list[str]] | None = None,
+    **pool_args,
+) -> dict:
+    """Run snippets (each in its own child process) and return their outcomes. `extras`: what
+    the extended zygote imports for each (default: what their last runs asked for, from the
+    cache)."""
     from . import pool
 
     cache.runner_digest()  # fingerprint the runner before anything runs
@@ -127,7 +136,9 @@ def run(snippets: list[Snippet], cat: Catalog, opts: Options, label: str, **pool
             progress.start,
             progress.done,
             warm=warm_list(snippets),
-            extras=cache.imports_by_snippet([s.key for s in snippets]),
+            extras=(
+                cache.imports_by_snippet([s.key for s in snippets]) if extras is None else extras
+            ),
             **pool_args,
         )
     finally:

@@ -106,7 +106,11 @@ def child(out: Path, jobs: int) -> None:
 
     cat = catalog.load()
     opts = pipeline.Options(jobs=jobs, fork=fork_available())
-    outcomes = pipeline.run(cat.snippets, cat, opts, "verify")
+    # Nothing warmed beyond the heavy packages: what a snippet imports lazily is imported in its
+    # own process, as in a reader's, whatever this checkout's cache holds. (Under torch 2.14.1
+    # a lazy import in training/forward_mode.py warns that torch.jit.script is deprecated; a
+    # zygote that had warmed it kept the warning out of the run in one checkout, not another.)
+    outcomes = pipeline.run(cat.snippets, cat, opts, "verify", extras={})
     found = {}
     for snippet in cat.snippets:
         outcome = outcomes[snippet]
