@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import tomllib
@@ -104,11 +105,10 @@ def load(meta: Path = META, root: Path = SNIPPETS) -> Catalog:
     known = {s.key + ".py": s for s in snippets}
     settings = {s: Settings(timeout=timeout) for s in snippets}
     for name, entry in data.items():
-        here = lines.at(name)
         if name not in known:
-            raise CatalogError(f'{here}: ["{name}"] names no file snippets/{name}')
+            raise CatalogError(f'{lines.at(name)}: ["{name}"] names no file snippets/{name}')
         if not isinstance(entry, dict):
-            raise CatalogError(f'{here}: ["{name}"] must be a table of settings')
+            raise CatalogError(f'{lines.at(name)}: ["{name}"] must be a table of settings')
         for unknown in sorted(set(entry) - SNIPPET_KEYS):
             raise CatalogError(
                 f'{lines.at(unknown, name)}: ["{name}"] has unknown setting {unknown!r}'
@@ -142,6 +142,22 @@ def load(meta: Path = META, root: Path = SNIPPETS) -> Catalog:
     return Catalog(settings, exemptions)
 
 
+def current(meta: Path = META) -> Catalog:
+    """load(), read again only when snippets.toml changed (its size or time): for what asks for
+    a snippet's settings many times in one build (docpipe.reproduced, once per claim)."""
+    try:
+        info = meta.stat()
+        stamp = (info.st_mtime_ns, info.st_size)
+    except OSError:
+        stamp = None
+    return _loaded(meta, stamp)
+
+
+@functools.lru_cache(maxsize=2)
+def _loaded(meta: Path, stamp: tuple[int, int] | None) -> Catalog:
+    return load(meta)
+
+
 def _seconds(table: dict, key: str, default: float, lines: _Lines, name: str) -> float:
     value = table.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
@@ -160,6 +176,12 @@ class _Lines:
     def __init__(self, where: str, text: str) -> None:
         self.where = where
         self.lines = text.splitlines()
+        # Found once: load() names every [[exception]] by its line, error or not.
+        self.exceptions = [
+            number
+            for number, line in enumerate(self.lines, start=1)
+            if re.match(r"^\s*\[\[\s*exception\s*\]\]", line)
+        ]
 
     @staticmethod
     def _parts(header: str) -> list[str]:
@@ -188,12 +210,8 @@ class _Lines:
         return f"{self.where}:{header_line}" if header_line else self.where
 
     def nth_exception(self, n: int) -> str:
-        seen = 0
-        for number, line in enumerate(self.lines, start=1):
-            if re.match(r"^\s*\[\[\s*exception\s*\]\]", line):
-                seen += 1
-                if seen == n:
-                    return f"{self.where}:{number}"
+        if 0 < n <= len(self.exceptions):
+            return f"{self.where}:{self.exceptions[n - 1]}"
         return self.where
 
 

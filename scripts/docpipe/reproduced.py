@@ -22,10 +22,10 @@ NOTED_LINES = 3  # a block's note quotes at most this many changed lines per ver
 
 
 def _settings(snippet: Snippet):
-    from .catalog import CatalogError, load
+    from .catalog import CatalogError, current
 
     try:
-        return load().settings.get(snippet)
+        return current().settings.get(snippet)
     except CatalogError:
         return None
 
