@@ -41,8 +41,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_math  # noqa: E402
 import bench_scale  # noqa: E402
-from docpipe import catalog, execute, machine, pipeline  # noqa: E402
-from docpipe.paths import ROOT  # noqa: E402
+from docpipe import (
+    catalog,  # noqa: E402
+    pipeline,
+)
+from docpipe.project import ROOT  # noqa: E402
+from docpipe.run import execute, machine
 
 RESULTS = ROOT / "BENCHMARKS.md"
 PLOT = ROOT / "benchmarks" / "scale.svg"
@@ -59,13 +63,13 @@ def one_import() -> float:
     """A fresh interpreter importing, as the zygote does, everything the snippets import: the
     runner, the heavy packages and every module their last runs asked for (the extended
     zygote's share too), once."""
-    from docpipe import cache
+    from docpipe.recorded import cache
 
     cat = catalog.load()
     modules = pipeline.warm_list(cat.snippets)
     for extras in cache.imports_by_snippet([s.key for s in cat.snippets]).values():
         modules += [m for m in extras if m not in modules]
-    return imported("docpipe.warm", DOCPIPE_WARM=",".join(modules))
+    return imported("docpipe.run.warm", DOCPIPE_WARM=",".join(modules))
 
 
 def imported(modules: str, **env: str) -> float:

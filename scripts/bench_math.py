@@ -26,7 +26,7 @@ import time
 from functools import partial
 from pathlib import Path
 
-from docpipe.paths import ROOT
+from docpipe.project import ROOT
 
 BEFORE = "3dd29a6"  # the last commit with KaTeX's auto-render in the browser
 TUTORIAL = ("autograd-backward/", "backprop-by-hand/", "beyond-scalars/")
@@ -207,7 +207,7 @@ def section(figures: dict) -> str:
     return f"""{HEADING}
 
 Before: the site at `{BEFORE}`, KaTeX's auto-render in the reader's browser. After: every
-formula rendered by the build (`scripts/docpipe/katex.py`). Bytes: every response of a cold
+formula rendered by the build (`scripts/docpipe/pages/katex.py`). Bytes: every response of a cold
 page load, each gzipped (level 6), summed. Last formula: from navigation to the moment every
 formula of the page has KaTeX's HTML, styled, with its fonts loaded, in headless Chromium at
 1280x900 (median of {LOADS} cold loads, before and after taking turns). Builds: median of

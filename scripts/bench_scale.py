@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from docpipe.paths import ROOT
+from docpipe.project import ROOT
 
 SIZES = (0, 25, 100, 250)
 SNIPPET = """\

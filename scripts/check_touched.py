@@ -8,7 +8,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from docpipe import catalog, cli, touched  # noqa: E402
+from docpipe import (
+    catalog,  # noqa: E402
+    cli,
+)
+from docpipe.recorded import touched
 
 
 def main(files: list[str]) -> int:

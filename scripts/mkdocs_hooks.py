@@ -1,8 +1,8 @@
 """MkDocs hooks: fail the build on every site problem `regen.py --check` reports (the page rules
-of docpipe.rules among them), check a page's includes before pymdownx reads them, insert recorded
+of docpipe.pages.rules among them), check a page's includes before pymdownx reads them, insert recorded
 values and checked-claim markers, say beside an output block where a reader's own run prints
 something else (a path), and say what environment recorded the page; render every formula with
-KaTeX (docpipe.katex); keep `mkdocs serve` live (docpipe.live re-runs edited snippets and says on
+KaTeX (docpipe.pages.katex); keep `mkdocs serve` live (docpipe.live re-runs edited snippets and says on
 a page what could not be refreshed, and the page shows its own problems)."""
 
 from __future__ import annotations
@@ -16,24 +16,15 @@ from mkdocs.exceptions import PluginError
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from docpipe import (  # noqa: E402
-    catalog,
-    claims,
-    consistency,
-    glue,
-    katex,
-    live,
-    markup,
-    notebooks,
-    pages,
-    pipeline,
-    rules,
-)
-from docpipe import record as records  # noqa: E402
-from docpipe.normalise import BY_NAME  # noqa: E402
-from docpipe.paths import DOCS, rel  # noqa: E402
-from docpipe.reproduced import box as reproduced_by  # noqa: E402
-from docpipe.reproduced import with_notes as with_version_notes  # noqa: E402
+from docpipe import catalog, live, pipeline
+from docpipe.pages import claims, consistency, katex, markup, notebooks, rules
+from docpipe.pages import reading as pages
+from docpipe.pages import values as glue
+from docpipe.pages.reproduced import box as reproduced_by  # noqa: E402
+from docpipe.pages.reproduced import with_notes as with_version_notes  # noqa: E402
+from docpipe.project import DOCS, rel  # noqa: E402
+from docpipe.recorded import record as records  # noqa: E402
+from docpipe.run.normalise import BY_NAME  # noqa: E402
 
 FOOTER = """
 
@@ -205,7 +196,7 @@ def on_page_markdown(markdown, page, config, files):
     return markdown + FOOTER.format(stamp=stamp, versions=reproduced_by(used))
 
 
-# ---- math (docpipe.katex) ------------------------------------------------------------------
+# ---- math (docpipe.pages.katex) ------------------------------------------------------------------
 # Rendered in on_post_page, after the search plugin has read each page's content in
 # on_page_context: the search index keeps the formulas' LaTeX, not KaTeX's markup.
 

@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from docpipe.paths import DOCS, ROOT, hosted_url
+from docpipe.project import DOCS, ROOT, hosted_url
 
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 CHROMIUM_ARGS = [

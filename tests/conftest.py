@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from docpipe import catalog, machine, pipeline
-from docpipe.paths import ROOT
+from docpipe import catalog, pipeline
+from docpipe.project import ROOT
+from docpipe.run import machine
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 

@@ -16,7 +16,7 @@ import pytest
 
 import tour
 from browsing import PAGES, Visit, site_base
-from docpipe.paths import ROOT
+from docpipe.project import ROOT
 from tour import FOCUS, describe
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from docpipe import catalog, pages
-from docpipe.paths import DOCS, ROOT, Snippet
+from docpipe import catalog
+from docpipe.pages import reading as pages
+from docpipe.project import DOCS, ROOT, Snippet
 from docpipe.sections import find_sections
 
 BLOCK = re.compile(

@@ -16,8 +16,8 @@ import pytest
 
 import tour
 from browsing import PAGES, Visit, site_base
-from docpipe.figures import PALETTES
-from docpipe.paths import DOCS, ROOT
+from docpipe.project import DOCS, ROOT
+from docpipe.run.figures import PALETTES
 
 SLATE_BACKGROUND = (0x1E, 0x21, 0x29)  # Material's slate scheme: hsl(232, 15%, 14%)
 

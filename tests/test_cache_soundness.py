@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import reader_machine
-from docpipe.execute import Result
+from docpipe.run.execute import Result
 
 SNIPPET = """\
 from pathlib import Path
@@ -98,8 +98,8 @@ EDITS = {
         "snippets/snippets.toml", '["main.py".values]\nshown = "{VALUE * 10}"\n'
     ),
     "runner source": lambda box: box.write(
-        "scripts/docpipe/normalise.py",
-        box.read("scripts/docpipe/normalise.py").replace('"0x…"', '"0x(address)"'),
+        "scripts/docpipe/run/normalise.py",
+        box.read("scripts/docpipe/run/normalise.py").replace('"0x…"', '"0x(address)"'),
     ),
     "package version": fake_numpy,
 }
@@ -137,7 +137,7 @@ def test_a_plain_regen_after_an_edit_equals_a_forced_one(sandbox, kind):
 
 def test_an_input_edited_during_the_run_is_not_taken_as_run(sandbox, tmp_path):
     # A run may write only in its scratch folder (its working directory), in the job folders.
-    from docpipe import pool
+    from docpipe.run import pool
 
     mark = f"started-{tmp_path.name}"
     jobs = Path(pool._in_memory() or tempfile.gettempdir())

@@ -9,8 +9,9 @@ import re
 
 import pytest
 
-from docpipe import claims, pages, reproduced
-from docpipe.paths import DOCS, Snippet
+from docpipe.pages import claims, reproduced
+from docpipe.pages import reading as pages
+from docpipe.project import DOCS, Snippet
 
 PAGE = """
 # Sandbox

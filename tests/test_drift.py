@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from docpipe import catalog, drift
+from docpipe import catalog
+from docpipe.recorded import drift
 
 SNIPPETS = catalog.load().snippets
 # One worker runs these tests and test_isolation's, which share the run of the whole site.

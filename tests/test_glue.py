@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from docpipe import glue
-from docpipe.paths import Snippet
-from docpipe.record import load
+from docpipe.pages import values as glue
+from docpipe.project import Snippet
+from docpipe.recorded.record import load
 
 
 def test_a_value_is_replaced_by_what_the_run_recorded():

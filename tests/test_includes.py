@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from docpipe.paths import ROOT
+from docpipe.project import ROOT
 
 
 @pytest.mark.parametrize("hooks", ["[]", f"[{ROOT / 'scripts' / 'mkdocs_hooks.py'}]"])

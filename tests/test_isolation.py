@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from docpipe import machine, pipeline
+from docpipe import pipeline
+from docpipe.run import machine
 
 POLLUTER = """
 import random
@@ -57,7 +58,7 @@ def runs(site_run):
     (about 1.5 CPU-seconds of imports each) are compared by `regen.py --audit`, which CI runs
     after these tests, with another hash seed and thread count besides."""
     from docpipe import catalog
-    from docpipe.environment import stamp
+    from docpipe.run.environment import stamp
 
     cat = catalog.load()
 

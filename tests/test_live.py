@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from docpipe.paths import ROOT
+from docpipe.project import ROOT
 
 SNIPPET = """
 # --8<-- [start:greet]
@@ -169,7 +169,7 @@ class Served:
         """The pid of the runner's zygote, a child of `mkdocs serve`."""
         pid = self.process.pid
         for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
-            if b"docpipe.zygote" in Path(f"/proc/{child}/cmdline").read_bytes():
+            if b"docpipe.run.zygote" in Path(f"/proc/{child}/cmdline").read_bytes():
                 return int(child)
         raise AssertionError("mkdocs serve started no zygote")
 

@@ -8,7 +8,7 @@ import re
 
 import markdown
 
-from docpipe import markup
+from docpipe.pages import markup
 
 PAGE = """# Example
 A section opens with

@@ -1,4 +1,4 @@
-"""Math rendered at build time (docpipe.katex): a formula KaTeX refuses fails the build naming
+"""Math rendered at build time (docpipe.pages.katex): a formula KaTeX refuses fails the build naming
 page, line and formula; `mkdocs serve` shows it on the page; renderings are cached."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from docpipe import katex
-from docpipe.paths import ROOT
+from docpipe.pages import katex
+from docpipe.project import ROOT
 
 PAGE = textwrap.dedent(
     r"""

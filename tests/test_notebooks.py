@@ -11,9 +11,10 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from docpipe import drift, notebooks
-from docpipe.execute import RUN_ENV
-from docpipe.paths import rel
+from docpipe.pages import notebooks
+from docpipe.project import rel
+from docpipe.recorded import drift
+from docpipe.run.execute import RUN_ENV
 
 PAGES = notebooks.tutorial_pages()
 # A warning names the file it came from: the script on the page, a temporary file in a kernel.

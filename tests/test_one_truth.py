@@ -11,8 +11,10 @@ import markdown
 import pytest
 
 from conftest import reader_machine
-from docpipe import catalog, glue, pages, sections
-from docpipe.paths import ROOT
+from docpipe import catalog, sections
+from docpipe.pages import reading as pages
+from docpipe.pages import values as glue
+from docpipe.project import ROOT
 
 PAGE = """\
 # Sandbox

@@ -1,4 +1,4 @@
-"""The page rules (docpipe.rules) on small pages of their own, never on the site's pages:
+"""The page rules (docpipe.pages.rules) on small pages of their own, never on the site's pages:
 a general sentence about PyTorch needs a claim that runs over its cases, a "by hand = autograd"
 needs a claim asserting the equality, a number a shown run has is never typed (in math, or as a
 count in words). Each problem names page:line; an [[exception]] spares its phrase, and a phrase
@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from docpipe import agreement, catalog, claims, generality, paths, rules, sentences, typed
-from docpipe.paths import ROOT
+from docpipe import catalog
+from docpipe import project as paths
+from docpipe.pages import agreement, claims, generality, rules, sentences, typed
+from docpipe.project import ROOT
 
 
 class Site:
@@ -468,7 +470,7 @@ def points(site) -> Site:
 
 
 def test_a_snippets_inputs_are_its_data_literals_outside_claims(points):
-    from docpipe.paths import Snippet
+    from docpipe.project import Snippet
 
     # the 3 and 2 of point**3 - 2 * point and its 11 are formula; claim sections are not inputs
     assert typed.input_literals(Snippet("points")) == {100.0, 1.0, 0.25, -3.5, 0.0, 2.0, 3.0}

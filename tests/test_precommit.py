@@ -6,8 +6,9 @@ import os
 import shutil
 import subprocess
 
-from docpipe import catalog, touched
-from docpipe.paths import ROOT
+from docpipe import catalog
+from docpipe.project import ROOT
+from docpipe.recorded import touched
 
 
 def names(*paths: str) -> list[str]:

@@ -7,8 +7,9 @@ import textwrap
 
 import pytest
 
-from docpipe import catalog, prose
-from docpipe.paths import META
+from docpipe import catalog
+from docpipe.pages import prose
+from docpipe.project import META
 
 PAGE = """
 # Step 1: the {{ a.py:n }} points

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from docpipe.paths import ROOT
+from docpipe.project import ROOT
 
 PAGE = """
 # Review

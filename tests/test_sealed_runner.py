@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from docpipe import artifacts, cache, catalog, cli, execute, pool, writing
+from docpipe import catalog, cli
 from docpipe.catalog import Settings
-from docpipe.paths import ROOT, Snippet
+from docpipe.project import ROOT, Snippet
+from docpipe.recorded import cache, writing
+from docpipe.run import artifacts, execute, pool
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from docpipe import pipeline
-from docpipe.paths import ROOT
+from docpipe.project import ROOT
 
 
 def test_pages_snippets_and_generated_files_agree(site_catalog):
@@ -37,9 +37,9 @@ def test_mkdocs_build_strict_is_clean(built):
 def test_an_output_a_normaliser_changed_says_so_beside_its_block(built):
     """A reader's own run prints an absolute path (or an address) where the page shows a
     normalised one: the built page says so right under that block, and only there."""
-    from docpipe import pages
-    from docpipe.normalise import BY_NAME
-    from docpipe.record import load
+    from docpipe.pages import reading as pages
+    from docpipe.recorded.record import load
+    from docpipe.run.normalise import BY_NAME
 
     tmp_path, build = built
     assert build.returncode == 0, build.stderr

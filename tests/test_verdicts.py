@@ -11,8 +11,8 @@ import textwrap
 
 import pytest
 
-from docpipe import consistency
-from docpipe.paths import ROOT
+from docpipe.pages import consistency
+from docpipe.project import ROOT
 
 SNIPPET = """\
 # --8<-- [start:first]

@@ -13,11 +13,14 @@ import re
 
 import pytest
 
-from docpipe import catalog, cli, drift, environment, findings, github, pipeline, versions
-from docpipe.execute import Result
-from docpipe.paths import ROOT, Snippet
-from docpipe.pool import Outcome
-from docpipe.record import load
+from docpipe import catalog, cli, pipeline
+from docpipe.formats import findings, github
+from docpipe.project import ROOT, Snippet
+from docpipe.recorded import drift, versions
+from docpipe.recorded.record import load
+from docpipe.run import environment
+from docpipe.run.execute import Result
+from docpipe.run.pool import Outcome
 
 LEAVES = Snippet("by_hand/leaves")  # its warning names a line of TensorBody.h
 OTHERS = [Snippet("by_hand/square"), Snippet("examples/fit_line")]
@@ -94,7 +97,7 @@ def test_content_drift_under_another_torch_is_reported_apart_from_stamp_only_dri
     annotations = capsys.readouterr().out.splitlines()
     stamp_only = [a for a in annotations if "only in the environment stamp" in a]
     assert len(stamp_only) == 1 and stamp_only[0].startswith("::error file=pyproject.toml,")
-    from docpipe import report as html_report
+    from docpipe.formats import html as html_report
 
     page = html_report.page(found, result.problems, result.checked)
     assert page.count("environment only</span>") == 2  # in the contents, and its one card
@@ -175,7 +178,7 @@ def test_the_changed_span_is_where_two_lines_differ_and_nowhere_else():
 def verified_as(monkeypatch, tmp_path, ran: dict[Snippet, dict]) -> dict:
     """A committed verification of torch 9.9.9, judged from these child results."""
     from docpipe import verify
-    from docpipe.paths import generated_index
+    from docpipe.project import generated_index
 
     on_disk = generated_index()
     entries = {s.name: verify.judge(s, r, on_disk.get(s, set())) for s, r in ran.items()}
@@ -188,7 +191,7 @@ def verified_as(monkeypatch, tmp_path, ran: dict[Snippet, dict]) -> dict:
 
 def child_result(snippet: Snippet, change=lambda text: text) -> dict:
     """What the verifying child reports for a run that printed the record (through change)."""
-    from docpipe import artifacts
+    from docpipe.run import artifacts
 
     cat = catalog.load()
     files = artifacts.build(
@@ -243,7 +246,7 @@ def test_a_verification_records_the_exact_difference_and_the_claims_that_held(
 
 def test_a_failed_run_under_another_version_holds_the_claims_before_the_failure():
     from docpipe import verify
-    from docpipe.paths import generated_index
+    from docpipe.project import generated_index
 
     snippet = next(
         s for s in catalog.load().snippets if len(verify.cited_claims(s)) >= 2
@@ -256,7 +259,9 @@ def test_a_failed_run_under_another_version_holds_the_claims_before_the_failure(
 
 
 def test_each_tutorial_page_box_names_every_verified_version():
-    from docpipe import pages, reproduced, verify
+    from docpipe import verify
+    from docpipe.pages import reading as pages
+    from docpipe.pages import reproduced
 
     assert verify.versions(), "pyproject.toml lists versions to verify"
     pinned = versions.pin()
@@ -271,7 +276,7 @@ def test_each_tutorial_page_box_names_every_verified_version():
 
 
 def test_readers_see_what_a_verified_version_prints_otherwise(monkeypatch, tmp_path):
-    from docpipe import claims, reproduced
+    from docpipe.pages import claims, reproduced
 
     moved = lambda text: text.replace("TensorBody.h:493", "TensorBody.h:488")  # noqa: E731
     verified_as(
@@ -312,7 +317,7 @@ def test_readers_see_what_a_verified_version_prints_otherwise(monkeypatch, tmp_p
 
 def test_no_page_and_no_readme_types_a_torch_version():
     """The pinned version is said by what reads the pin (the box, --check), never typed."""
-    from docpipe import pages
+    from docpipe.pages import reading as pages
 
     typed = re.compile(r"\btorch(?:\s*==\s*|\s+)v?\d+\.\d+")
     found = []
@@ -335,7 +340,8 @@ def test_ci_verifies_each_version_pyproject_lists():
 
 
 def test_a_version_never_verified_is_said_so(monkeypatch, tmp_path):
-    from docpipe import reproduced, verify
+    from docpipe import verify
+    from docpipe.pages import reproduced
 
     monkeypatch.setattr(verify, "VERIFIED", tmp_path)
     monkeypatch.setattr(verify, "versions", lambda: ("9.9.9",))
@@ -349,7 +355,8 @@ def test_a_version_never_verified_is_said_so(monkeypatch, tmp_path):
 
 
 def test_the_box_names_the_claim_a_verified_version_fails_and_its_line():
-    from docpipe import reproduced, verify
+    from docpipe import verify
+    from docpipe.pages import reproduced
 
     failed = verify.Status(
         "9.9.9",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from docpipe.paths import ROOT
+from docpipe.project import ROOT
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 BIN = ROOT / ".venv" / "bin"

@@ -118,8 +118,8 @@ def test_only_a_snippet_that_needs_a_module_the_zygote_lacks_forks_from_the_exte
 
 
 def test_while_the_extended_zygote_imports_a_job_that_needs_none_of_it_starts_first():
-    from docpipe.execute import Job
-    from docpipe.pool import _next
+    from docpipe.run.execute import Job
+    from docpipe.run.pool import _next
 
     needs, plain = Job("needs", {}, 1, ""), Job("plain", {}, 1, "")
     pending = [(needs, 60.0), (plain, 60.0)]
@@ -156,7 +156,7 @@ def test_the_source_torch_reads_when_a_snippet_seeds_is_read_once_by_the_zygote(
 def test_job_folders_are_in_memory_only_where_it_has_room(tmp_path, monkeypatch):
     import os
 
-    from docpipe import pool
+    from docpipe.run import pool
 
     room = os.statvfs(tmp_path)
     free = room.f_bavail * room.f_frsize

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from browsing import Visit, not_run
-from docpipe.paths import ROOT
+from docpipe.project import ROOT
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")

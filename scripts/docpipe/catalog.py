@@ -9,8 +9,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .normalise import OPT_IN
-from .paths import META, SNIPPETS, Snippet, rel
+from docpipe.project import META, SNIPPETS, Snippet, rel
+from docpipe.run.normalise import OPT_IN
 
 DEFAULT_TIMEOUT = 120.0  # seconds; generous, since a snippet normally takes milliseconds
 DEFAULT_DURATION = 0.1  # seconds; what sharding assumes for a snippet with no recorded duration
@@ -31,7 +31,7 @@ class Settings:
     timeout: float = DEFAULT_TIMEOUT
     duration: float = DEFAULT_DURATION
     values: dict[str, str] = field(default_factory=dict)  # name -> f-string over the run's globals
-    normalise: tuple[str, ...] = ()  # opt-in normalisers (docpipe.normalise.OPT_IN) by name
+    normalise: tuple[str, ...] = ()  # opt-in normalisers (docpipe.run.normalise.OPT_IN) by name
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ def load(meta: Path = META, root: Path = SNIPPETS) -> Catalog:
 
 def current(meta: Path = META) -> Catalog:
     """load(), read again only when snippets.toml changed (its size or time): for what asks for
-    a snippet's settings many times in one build (docpipe.reproduced, once per claim)."""
+    a snippet's settings many times in one build (docpipe.pages.reproduced, once per claim)."""
     try:
         info = meta.stat()
         stamp = (info.st_mtime_ns, info.st_size)

@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import catalog, drift, findings, pipeline, verify, writing
-from .catalog import Catalog
-from .machine import default_jobs, fork_available
-from .paths import Snippet
+from docpipe import catalog, pipeline, verify
+from docpipe.catalog import Catalog
+from docpipe.formats import findings
+from docpipe.project import Snippet
+from docpipe.recorded import drift, writing
+from docpipe.run.machine import default_jobs, fork_available
 
 FIX_DRIFT = "fix drift with: python scripts/regen.py (then review and commit the diff)"
 FIX_PROBLEMS = "fix the problems above in the files they name; regen cannot fix them"
@@ -124,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _progress(total: int, label: str):
-    from .progress import Progress
+    from docpipe.formats.progress import Progress
 
     return Progress(total, label)
 

@@ -2,10 +2,10 @@
 
 While `mkdocs serve` runs (the hooks make it watch snippets/ and scripts/figures/ too),
 every build starts re-running each snippet whose sources changed since its recording
-(docpipe.sources), through docpipe.pipeline.regen and its cache, in a background thread: the
+(docpipe.recorded.fingerprints), through docpipe.pipeline.regen and its cache, in a background thread: the
 build goes on at once, its pages say which of their snippets are running, and the end of the
 re-run asks for another build, which shows the new outputs or the failure. The MkDocs process
-itself never imports torch: the runner's zygote (docpipe.zygote), started once per serve
+itself never imports torch: the runner's zygote (docpipe.run.zygote), started once per serve
 session with the run environment (PYTHONHASHSEED=0 among it), imports torch, numpy and
 matplotlib once, and each run is a fork of it.
 
@@ -26,11 +26,12 @@ import threading
 import time
 from collections.abc import Callable
 
-from . import catalog, sources
-from . import record as records
-from .catalog import Catalog
-from .environment import VERSIONED
-from .paths import FIGURE_CODE, SNIPPETS, Snippet
+from docpipe import catalog
+from docpipe.catalog import Catalog
+from docpipe.project import FIGURE_CODE, SNIPPETS, Snippet
+from docpipe.recorded import fingerprints as sources
+from docpipe.recorded import record as records
+from docpipe.run.environment import VERSIONED
 
 LOCK_WAIT = 5.0  # seconds a refresh waits for a regen started by hand, then says so
 RACE_RETRIES = 3  # runs of a snippet saved again while it ran
@@ -65,7 +66,7 @@ class Session:
         self.on_finish: Callable[[], None] | None = None  # asks MkDocs for a rebuild
         self.unseen = False  # a re-run ended after the last build started
         if self.runs:  # the zygote imports torch & co. while the first build goes on
-            from . import pool, zygote
+            from docpipe.run import pool, zygote
 
             zygote.shared(pool.HEAVY)
 
@@ -139,8 +140,9 @@ class Session:
 def _regen(snippets: list[Snippet], cat: Catalog, force: bool) -> tuple[dict, str]:
     """The one call into the runner: regen these snippets as `regen.py` does, and print its
     report to the terminal. Returns {snippet: why it failed} and a problem for every page."""
-    from . import cli, pipeline, writing
-    from .machine import fork_available
+    from docpipe import cli, pipeline
+    from docpipe.recorded import writing
+    from docpipe.run.machine import fork_available
 
     try:
         with writing.exclusive(LOCK_WAIT):

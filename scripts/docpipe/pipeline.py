@@ -10,10 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import cache, writing
-from .catalog import Catalog
-from .machine import default_jobs
-from .paths import NOTEBOOKS, Snippet, generated_index, rel
+from docpipe.catalog import Catalog
+from docpipe.project import NOTEBOOKS, Snippet, generated_index, rel
+from docpipe.recorded import cache, writing
+from docpipe.run.machine import default_jobs
 
 FAILURE_TAIL = 30  # lines of a failed snippet's output (its traceback) shown in the report
 
@@ -49,11 +49,11 @@ class CheckResult:
     # (docpipe.verify): the site shows them as not verified; `make verify` re-verifies.
     unverified: dict[str, list[Snippet]] = field(default_factory=dict)
     notebooks: list[str] = field(default_factory=list)  # a report per drifted notebook
-    # For reviewers' reports (docpipe.findings): each drifted snippet's differences and the
+    # For reviewers' reports (docpipe.formats.findings): each drifted snippet's differences and the
     # files its run would publish.
     evidence: dict[Snippet, tuple[list, dict[Path, bytes]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # worth saying, no reason to fail
-    claims: object = None  # a whole-site check: docpipe.agreement.Tally, what the pages claim
+    claims: object = None  # a whole-site check: docpipe.pages.agreement.Tally, what the pages claim
 
 
 @dataclass
@@ -84,8 +84,9 @@ def preflight(
     nav), section markers pymdownx would read otherwise than the runner, and a running torch
     other than the pinned one (with `records`, also records made with another). A recorded
     output that does not exist yet is drift, not a problem: regen writes it."""
-    from . import consistency, versions
-    from .sections import SectionError, find_sections
+    from docpipe.pages import consistency
+    from docpipe.recorded import versions
+    from docpipe.sections import SectionError, find_sections
 
     found = []
     for snippet in snippets:
@@ -100,7 +101,7 @@ def preflight(
 def site_problems(cat: Catalog, snippets: list[Snippet] | None = None) -> list[str]:
     """Every site problem of the whole site, as --check lists them; `mkdocs build` fails on
     each (the one code path of both)."""
-    from . import consistency
+    from docpipe.pages import consistency
 
     chosen = cat.snippets if snippets is None else snippets
     return preflight(cat, chosen, writing_outputs=True, records=True) + (
@@ -119,7 +120,7 @@ def run(
     """Run snippets (each in its own child process) and return their outcomes. `extras`: what
     the extended zygote imports for each (default: what their last runs asked for, from the
     cache)."""
-    from . import pool
+    from docpipe.run import pool
 
     cache.runner_digest()  # fingerprint the runner before anything runs
     progress = opts.progress(len(snippets), label)
@@ -148,7 +149,7 @@ def run(
 
 def warm_list(snippets: list[Snippet]) -> list[str]:
     """What the zygote imports before these snippets run: the heavy packages they import."""
-    from . import pool
+    from docpipe.run import pool
 
     return list(pool.heavy_imports(s.source for s in snippets))
 
@@ -156,14 +157,15 @@ def warm_list(snippets: list[Snippet]) -> list[str]:
 def start_zygote(snippets: list[Snippet], opts: Options) -> None:
     """Start the zygote's imports now, so that they overlap the checks made before any run."""
     if opts.fork:
-        from . import zygote
+        from docpipe.run import zygote
 
         zygote.shared(warm_list(snippets))
 
 
 def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | None, str]:
     """The files a run publishes, or None and the reason it cannot publish."""
-    from . import artifacts, claims
+    from docpipe.pages import claims
+    from docpipe.run import artifacts
 
     result = outcome.result
     if result.status == "ok" and result.writes:
@@ -182,9 +184,10 @@ def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | No
 
 def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool) -> CheckResult:
     """Run every snippet and compare what it would publish with what is committed."""
-    from . import drift, verify
-    from .environment import stamp
-    from .pages import pages_using
+    from docpipe import verify
+    from docpipe.pages.reading import pages_using
+    from docpipe.recorded import drift
+    from docpipe.run.environment import stamp
 
     result = CheckResult(len(snippets))
     start_zygote(snippets, opts)
@@ -226,7 +229,7 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
     ]
     result.unverified = verify.unverified(runnable, cat)
     if whole_site:
-        from . import agreement
+        from docpipe.pages import agreement
 
         result.claims = agreement.tally(cat=cat)
     return result
@@ -234,7 +237,8 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
 
 def notebook_drift() -> list[str]:
     """A report for each notebook that differs from what regen would write."""
-    from . import drift, notebooks
+    from docpipe.pages import notebooks
+    from docpipe.recorded import drift
 
     found = []
     expected = notebooks.expected()
@@ -274,7 +278,7 @@ def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> 
 
 
 def _regen(snippets, cat, opts, force, cached, stamps, taken, into, result) -> None:
-    from .environment import stamp
+    from docpipe.run.environment import stamp
 
     runs = cached["snippets"]
     selected = [s.key for s in snippets]
@@ -317,8 +321,8 @@ def _write_notebooks(
 ):
     """Regenerate the notebooks whose page, snippets or recorded runs changed; a notebook
     showing a snippet whose run just failed keeps its old version, like the snippet's files."""
-    from . import notebooks
-    from .pages import uses
+    from docpipe.pages import notebooks
+    from docpipe.pages.reading import uses
 
     wanted = {notebooks.notebook_path(p): p for p in notebooks.tutorial_pages()}
     for notebook, page in sorted(wanted.items()):
@@ -346,8 +350,9 @@ def _write_notebooks(
 def audit(snippets: list[Snippet], cat: Catalog, opts: Options) -> AuditResult:
     """Run everything twice, the second time in fresh interpreters with another hash seed and
     thread count, then once more as a reader would; name every snippet whose output moves."""
-    from . import drift, reader
-    from .environment import stamp
+    from docpipe.recorded import drift
+    from docpipe.run import reader
+    from docpipe.run.environment import stamp
 
     result = AuditResult(len(snippets))
     env = stamp()

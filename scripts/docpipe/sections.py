@@ -21,7 +21,7 @@ from types import CodeType
 LOOKS_LIKE_MARKER = re.compile(r"-+8<-+[ \t]+\[[ \t]*(?:start|end)[ \t]*:", re.I)
 COMMENT_START = re.compile(r"[ \t]*#[ \t]*")  # all a marker's line may hold before it
 NAME_RULE = "a letter, then letters, digits, '-' or '_'"
-CLAIM_PREFIX = "claim-"  # a section of asserts backing a page's sentence (docpipe.claims)
+CLAIM_PREFIX = "claim-"  # a section of asserts backing a page's sentence (docpipe.pages.claims)
 
 
 class SectionError(Exception):

@@ -10,7 +10,7 @@ verified/torch-2.14.1.json: per snippet, "same", or "differs" with the exact dif
 
 Each entry keeps what it was compared with (a digest of the recorded files, the stamp left out,
 and the recorded inputs), so a snippet changed or re-recorded since is "not verified" for that
-version: `--check` says so, and the site shows it (docpipe.reproduced).
+version: `--check` says so, and the site shows it (docpipe.pages.reproduced).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
-from .paths import ROOT, Snippet, generated_index, rel
+from docpipe.project import ROOT, Snippet, generated_index, rel
 
 VERIFIED = ROOT / "verified"
 VENVS = ROOT / ".cache" / "verify"
@@ -57,7 +57,7 @@ def requirements(version: str, pyproject: Path | None = None) -> list[str]:
     """What the venv of a version gets: that torch, and every other run dependency as pinned."""
     from packaging.requirements import Requirement
 
-    from .versions import PYPROJECT
+    from docpipe.recorded.versions import PYPROJECT
 
     config = tomllib.loads((pyproject or PYPROJECT).read_text(encoding="utf-8"))
     run = config["project"]["optional-dependencies"]["run"]
@@ -97,12 +97,12 @@ def ensure_venv(version: str, say=print) -> tuple[Path, float]:
 def child(out: Path, jobs: int) -> None:
     """Run every snippet in this interpreter's torch; write what each would publish, stamped
     with its recording's environment (so that only content can differ), or why it failed."""
-    import docpipe.warm  # noqa: F401  (what the zygote imports: a missing package fails here)
-
-    from . import artifacts, catalog, pipeline
-    from .drift import recorded_environment
-    from .environment import stamp
-    from .machine import fork_available
+    import docpipe.run.warm  # noqa: F401  (what the zygote imports: a missing package fails here)
+    from docpipe import catalog, pipeline
+    from docpipe.recorded.drift import recorded_environment
+    from docpipe.run import artifacts
+    from docpipe.run.environment import stamp
+    from docpipe.run.machine import fork_available
 
     cat = catalog.load()
     opts = pipeline.Options(jobs=jobs, fork=fork_available())
@@ -140,7 +140,7 @@ def child(out: Path, jobs: int) -> None:
 
 def recorded_digest(snippet: Snippet, on_disk: set[Path] | None = None) -> str:
     """What a verification compared with: the snippet's recorded files, the stamp left out."""
-    from .record import RecordError, load
+    from docpipe.recorded.record import RecordError, load
 
     files = on_disk if on_disk is not None else recorded_files(snippet)
     digest = hashlib.sha256()
@@ -163,7 +163,7 @@ def recorded_files(snippet: Snippet) -> set[Path]:
 
 
 def recorded_inputs(snippet: Snippet) -> dict[str, str]:
-    from .record import RecordError, load
+    from docpipe.recorded.record import RecordError, load
 
     try:
         return dict(load(snippet).inputs)
@@ -173,9 +173,9 @@ def recorded_inputs(snippet: Snippet) -> dict[str, str]:
 
 def cited_claims(snippet: Snippet) -> list[str]:
     """The sections of a snippet that pages cite as checked claims, in source order."""
-    from .claims import find
-    from .pages import markdown_pages
-    from .sections import SectionError, find_sections
+    from docpipe.pages.claims import find
+    from docpipe.pages.reading import markdown_pages
+    from docpipe.sections import SectionError, find_sections
 
     cited = {c.section for page in markdown_pages() for c in find(page) if c.snippet == snippet}
     try:
@@ -187,7 +187,7 @@ def cited_claims(snippet: Snippet) -> list[str]:
 
 def judge(snippet: Snippet, ran: dict, on_disk: set[Path]) -> dict:
     """One snippet's entry: its verdict, its differences, and which of its claims held."""
-    from . import drift
+    from docpipe.recorded import drift
 
     entry: dict = {
         "recorded": recorded_digest(snippet, on_disk),
@@ -222,8 +222,8 @@ def judge(snippet: Snippet, ran: dict, on_disk: set[Path]) -> dict:
 def verify(version: str, jobs: int, say=print) -> tuple[dict, dict[str, float]]:
     """Run every snippet under torch `version` and judge each; nothing is written. Returns
     the verification and how long its parts took (install, run)."""
-    from . import catalog
-    from .versions import pin
+    from docpipe import catalog
+    from docpipe.recorded.versions import pin
 
     python, installed = ensure_venv(version, say)
     started = time.perf_counter()
@@ -306,7 +306,7 @@ def _load(path: Path, mtime: int) -> dict | None:
 
 def versions() -> tuple[str, ...]:
     """The versions the site is verified with: pyproject.toml's list."""
-    from .versions import PinError, pin
+    from docpipe.recorded.versions import PinError, pin
 
     try:
         pinned = pin()
@@ -318,7 +318,7 @@ def versions() -> tuple[str, ...]:
 def status(snippet: Snippet, version: str, settings=None) -> Status:
     """Whether the committed verification of `version` still holds for the snippet: it does
     unless the snippet, its inputs or its recording changed since it was verified."""
-    from . import sources
+    from docpipe.recorded import fingerprints as sources
 
     verification = load(version)
     entry = (verification or {}).get("snippets", {}).get(snippet.name)
@@ -366,7 +366,7 @@ def summary(verification: dict) -> list[str]:
         f" {len(by[SAME])} same output, {len(by[DIFFERS])} differ, {len(by[FAILED])} failed;"
         f" {claims.count(HELD)} of {len(claims)} claims held"
     ]
-    from .drift import changed_span, excerpt, with_marks
+    from docpipe.recorded.drift import changed_span, excerpt, with_marks
 
     for name in by[DIFFERS]:
         for d in entries[name]["differences"]:
@@ -384,7 +384,7 @@ def command_line(wanted: list[str], check: bool, jobs: int) -> int:
     """`regen.py --verify [VERSION ...] [--check]`: exit 0 when written (or, with --check,
     when the committed verification says what a fresh run finds), 1 otherwise, 2 when there
     is nothing to verify."""
-    from . import writing
+    from docpipe.recorded import writing
 
     chosen = wanted or list(versions())
     if not chosen:

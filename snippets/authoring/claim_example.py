@@ -1,8 +1,8 @@
 # A checked claim as a page and a snippet write it: the lines of the main
 # page that end with the marker, the sentence the runner reads as backed by
 # it, and the body of the section the marker names, with line numbers.
-from docpipe.claims import find
-from docpipe.paths import DOCS, rel
+from docpipe.pages.claims import find
+from docpipe.project import DOCS, rel
 from docpipe.sections import find_sections
 
 page = DOCS / "autograd-backward.md"

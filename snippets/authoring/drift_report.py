@@ -4,9 +4,9 @@
 import contextlib
 import io
 
-from docpipe import drift
-from docpipe.pages import pages_using
-from docpipe.paths import Snippet
+from docpipe.recorded import drift
+from docpipe.pages.reading import pages_using
+from docpipe.project import Snippet
 
 snippet = Snippet("examples/fit_line")
 source = snippet.source.read_text()

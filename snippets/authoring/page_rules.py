@@ -7,7 +7,9 @@
 import tempfile
 from pathlib import Path
 
-from docpipe import catalog, rules
+from docpipe import catalog
+
+from docpipe.pages import rules
 
 PAGE = """# An example page
 

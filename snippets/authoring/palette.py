@@ -1,5 +1,5 @@
 # The colours figure code may use, by name, in both palettes.
-from docpipe.figures import PALETTES
+from docpipe.run.figures import PALETTES
 
 light, dark = PALETTES["light"], PALETTES["dark"]
 names = [f"C{i}" for i in range(len(light["cycle"]))] + [

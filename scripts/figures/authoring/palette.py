@@ -2,7 +2,7 @@
 
 import matplotlib.pyplot as plt
 
-from docpipe.figures import ink
+from docpipe.run.figures import ink
 
 
 def swatches(ns):

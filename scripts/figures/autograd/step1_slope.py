@@ -3,7 +3,7 @@
 import matplotlib.pyplot as plt
 import torch
 
-from docpipe.figures import ink
+from docpipe.run.figures import ink
 
 
 def descent(ns):

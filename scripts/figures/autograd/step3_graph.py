@@ -12,7 +12,7 @@ import torch
 from matplotlib.patches import FancyBboxPatch
 from torch.overrides import TorchFunctionMode
 
-from docpipe.figures import ink, number
+from docpipe.run.figures import ink, number
 
 FORWARD = {}  # node -> the value of the tensor it made
 SAVED = {}  # node -> {attribute: tensor} saved for backward, read at creation

@@ -3,7 +3,7 @@ with the tangent at x = 3 whose slope is the next panel's value there."""
 
 import matplotlib.pyplot as plt
 
-from docpipe.figures import ink, number
+from docpipe.run.figures import ink, number
 
 
 def curves(ns):

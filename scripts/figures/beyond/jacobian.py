@@ -4,7 +4,7 @@ import matplotlib.pyplot as plt
 from matplotlib.colors import to_rgba
 from matplotlib.patches import Rectangle
 
-from docpipe.figures import ink, number
+from docpipe.run.figures import ink, number
 
 STRONGEST = 0.5  # the opacity of the largest entry: text stays legible on every cell
 

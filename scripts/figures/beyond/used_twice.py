@@ -16,7 +16,7 @@ import torch
 from matplotlib.patches import FancyBboxPatch
 from torch.overrides import TorchFunctionMode
 
-from docpipe.figures import ink, number
+from docpipe.run.figures import ink, number
 
 FORWARD = {}  # node -> the value of the tensor it made
 SENT = {}  # node -> the gradient it sent to each input, in next_functions order

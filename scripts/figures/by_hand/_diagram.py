@@ -13,7 +13,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyBboxPatch
 
-from docpipe.figures import ink, number
+from docpipe.run.figures import ink, number
 
 BOX_W, BOX_H = 1.3, 1.04  # inches; a box grows to fit a long op name
 PAD = 0.1  # inches of room left and right of a box's widest line

@@ -8,7 +8,7 @@ the run left in it. `losses`: the loss at every step of the engine's fit and of 
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyBboxPatch
 
-from docpipe.figures import ink, number
+from docpipe.run.figures import ink, number
 
 BOX_W, BOX_H = 1.25, 0.9  # data units: one column is 1.7 wide, one row 1.15 high
 

@@ -3,7 +3,7 @@
 import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator
 
-from docpipe.figures import ink, number
+from docpipe.run.figures import ink, number
 
 
 def cost(ns):

@@ -2,7 +2,7 @@
 
 import matplotlib.pyplot as plt
 
-from docpipe.figures import ink, number
+from docpipe.run.figures import ink, number
 
 
 def passes(ns):

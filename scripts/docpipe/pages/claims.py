@@ -1,0 +1,255 @@
+"""Checked claims: a sentence about what PyTorch does, backed by `assert`s in a snippet section.
+
+In a page, `{{ claim by_hand/no_grad_detach.py:claim-detach-keeps-w }}` right after a sentence
+says that the section `claim-detach-keeps-w` of snippets/by_hand/no_grad_detach.py checks the
+sentence; the asserts run with the snippet like every other line. This module finds the markers
+and the sentence each one backs, names the problems of a marker (site check), renders it (a small
+link to the checking lines, site and notebooks), and turns a failing claim section into a report
+naming the page, the sentence and the failing assert.
+"""
+
+from __future__ import annotations
+
+import ast
+import html
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from docpipe.pages.reading import CLAIM, markdown_pages
+from docpipe.pages.sentences import SENTENCE_END  # the one rule for where a sentence ends
+from docpipe.project import DOCS, SNIPPETS, Snippet, rel
+from docpipe.recorded import record as records
+from docpipe.sections import SectionError, find_sections
+
+# Anything that starts like a claim marker, to name the ones CLAIM does not accept.
+LOOSE = re.compile(r"\{\{\s*claim\b[^}<]*\}\}")  # <placeholders> document the syntax
+BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+\.\s|#|!!!|\?\?\?|<|\|)")
+MARK = "\u2713"  # a check mark
+
+
+class ClaimError(Exception):
+    """A marker that cannot be rendered; the message names page and line."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    page: Path
+    line: int
+    snippet: Snippet
+    section: str
+    sentence: str  # the sentence the marker follows, as written in the page
+
+
+def find(page: Path) -> list[Claim]:
+    text = page.read_text(encoding="utf-8")
+    return [
+        Claim(
+            page,
+            text.count("\n", 0, m.start()) + 1,
+            Snippet.from_path(SNIPPETS / m["snippet"]),
+            m["section"],
+            sentence_before(text, m.start()),
+        )
+        for m in CLAIM.finditer(text)
+    ]
+
+
+def sentence_before(text: str, pos: int) -> str:
+    """The last sentence of the block that ends where the marker starts."""
+    lines = text[:pos].split("\n")
+    block = [lines.pop()]
+    while lines and lines[-1].strip() and not BLOCK_START.match(block[0]):
+        block.insert(0, lines.pop())
+    prose = " ".join(line.strip() for line in block)
+    prose = CLAIM.split(prose)[-1] if CLAIM.search(prose) else prose
+    prose = re.sub(r"^(?:[-*+]|\d+\.)\s+", "", prose.strip())
+    return SENTENCE_END.split(prose)[-1].strip()
+
+
+def checks(snippet: Snippet, section: str) -> tuple[int, int]:
+    """The (first, last) lines of the section's body; ClaimError if it cannot check anything."""
+    if not snippet.source.is_file():
+        raise ClaimError(f"{snippet.name} does not exist")
+    text = snippet.source.read_text(encoding="utf-8")
+    try:
+        span = find_sections(text, snippet.name).get(section)
+        tree = ast.parse(text, snippet.name)
+    except (SectionError, SyntaxError) as e:
+        raise ClaimError(str(e)) from None
+    if span is None:
+        raise ClaimError(f"{snippet.name} has no section '{section}' to check the claim")
+    first, last = span
+    if not any(isinstance(n, ast.Assert) and first <= n.lineno <= last for n in ast.walk(tree)):
+        raise ClaimError(
+            f"section '{section}' of {snippet.name} holds no assert, so it checks nothing"
+        )
+    return span
+
+
+def problems(docs: Path = DOCS) -> list[str]:
+    """Every marker that is malformed or names a section without an assert, by page:line."""
+    found = []
+    for page in markdown_pages(docs):
+        text = page.read_text(encoding="utf-8")
+        for m in LOOSE.finditer(text):
+            if not CLAIM.fullmatch(m[0]):
+                line = text.count("\n", 0, m.start()) + 1
+                found.append(
+                    f"{rel(page)}:{line}: {m[0]} is not a claim marker"
+                    " (write {{ claim <key>.py:<section> }})"
+                )
+        for claim in find(page):
+            if not claim.snippet.source.is_file():
+                continue  # consistency names a missing snippet once, whatever uses it
+            try:
+                checks(claim.snippet, claim.section)
+            except ClaimError as e:
+                found.append(f"{rel(page)}:{claim.line}: {e}")
+                continue
+            if _printed(claim.snippet, claim.section):
+                found.append(
+                    f"{rel(page)}:{claim.line}: section '{claim.section}' of {claim.snippet.name}"
+                    " prints, but no page shows a claim's code: check silently with assert"
+                )
+    return found
+
+
+def _printed(snippet: Snippet, section: str) -> bool:
+    """Whether the recorded run shows output from the section (pages never show its code)."""
+    try:
+        return bool(records.load(snippet).output_of(section))
+    except records.RecordError:
+        return False  # not recorded yet: the drift check names that
+
+
+def broken(snippet: Snippet, result, docs: Path = DOCS) -> str:
+    """Report lines for a run that failed inside a section that pages cite as a claim."""
+    if not result.failed_section:
+        return ""
+    cited = [
+        c
+        for page in markdown_pages(docs)
+        for c in find(page)
+        if c.snippet == snippet and c.section == result.failed_section
+    ]
+    if not cited:
+        return ""
+    where = f"{snippet.name}:{result.failed_line}" if result.failed_line else snippet.name
+    out = [
+        f"\n  CLAIM NO LONGER HOLDS: {where} (section '{result.failed_section}') checks what"
+        + (" these pages say:" if len(cited) > 1 else " this page says:")
+    ]
+    out += [f'    {rel(c.page)}:{c.line}: "{c.sentence}"' for c in cited]
+    out.append("  correct the sentence (and its check), or find what changed in the run")
+    return "\n".join(out)
+
+
+def code_url(repo_url: str, edit_uri: str, snippet: Snippet, span: tuple[int, int]) -> str:
+    """The checking lines in the hosted repository (the branch is the one edit_uri names)."""
+    branch = m[1] if (m := re.match(r"(?:edit|blob)/([^/]+)/", edit_uri or "")) else "main"
+    return f"{repo_url.rstrip('/')}/blob/{branch}/{snippet.name}#L{span[0]}-L{span[1]}"
+
+
+def _verified(snippet: Snippet, section: str) -> str:
+    """The other torch versions under which the asserts held (docpipe.verify), for a tooltip."""
+    from docpipe.pages.reproduced import claim_versions
+
+    held = claim_versions(snippet, section)
+    return f", and in verified runs with torch {', '.join(held)}" if held else ""
+
+
+def render(markdown: str, page: str, repo_url: str, edit_uri: str, notebook: bool = False) -> str:
+    """Replace each marker (and the space before it) by a small link to the checking code."""
+
+    def marker(m: re.Match) -> str:
+        line = markdown.count("\n", 0, m.start("claim")) + 1
+        snippet = Snippet.from_path(SNIPPETS / m["snippet"])
+        try:
+            span = checks(snippet, m["section"])
+            torch = records.load(snippet).environment["torch"]
+        except (ClaimError, records.RecordError) as e:
+            if notebook:  # the site check names the broken marker; the notebook keeps it
+                return m[0]
+            raise ClaimError(f"{page}:{line}: {e}") from None
+        url = code_url(repo_url, edit_uri, snippet, span)
+        tip = (
+            f"Checked claim: the asserts in {snippet.name}, lines {span[0]}\u2013{span[1]},"
+            f" hold in the recorded run with torch {torch}"
+        )
+        if notebook:  # a notebook holds what its runs recorded, never a verification
+            return f'[{MARK}]({url} "{tip}")'
+        tip = html.escape(tip + _verified(snippet, m["section"]))
+        return f'<a class="checked-claim" href="{url}" title="{tip}" aria-label="{tip}">{MARK}</a>'
+
+    return re.sub(r"[ \t]*\n?[ \t]*(?P<claim>" + CLAIM.pattern + ")", marker, markdown)
+
+
+# What a claim's section asserts, read with ast (docpipe.pages.generality, docpipe.pages.agreement).
+# An equality: `==`, a call such as torch.equal, torch.allclose, math.isclose or
+# torch.testing.assert_close, or a distance below a tolerance, abs(a - b) < tol.
+EQUALITY_CALLS = {
+    "equal", "allclose", "isclose", "array_equal",
+    "assert_close", "assert_allclose", "assert_array_equal", "assert_equal",
+}  # fmt: skip
+
+
+def section_nodes(snippet: Snippet, section: str) -> list[ast.AST]:
+    """The statements of a claim's section, or [] when the marker is broken (problems names it)."""
+    try:
+        first, last = checks(snippet, section)
+        tree = ast.parse(snippet.source.read_text(encoding="utf-8"), snippet.name)
+    except (ClaimError, SyntaxError, OSError):
+        return []
+    return [n for n in tree.body if first <= n.lineno <= last]
+
+
+def is_equality(node: ast.AST) -> bool:
+    """Whether an expression states that two results are equal (or within a tolerance)."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Compare):
+            if any(isinstance(op, ast.Eq) for op in n.ops):
+                return True
+            if any(isinstance(op, ast.Lt | ast.LtE) for op in n.ops) and _has_abs(n.left):
+                return True
+        if isinstance(n, ast.Call) and _called(n) in EQUALITY_CALLS:
+            return True
+    return False
+
+
+def equality_checks(statements: list[ast.AST]) -> list[ast.AST]:
+    """The asserts of equality, and the assert_close-style calls, among the statements."""
+    found = []
+    for n in (x for s in statements for x in ast.walk(s)):
+        if isinstance(n, ast.Assert) and is_equality(n.test):
+            found.append(n.test)
+        elif isinstance(n, ast.Expr) and isinstance(n.value, ast.Call):
+            if _called(n.value).startswith("assert") and _called(n.value) in EQUALITY_CALLS:
+                found.append(n.value)
+    return found
+
+
+def asserts_equality(snippet: Snippet, section: str) -> bool:
+    return bool(equality_checks(section_nodes(snippet, section)))
+
+
+LOOPS = (ast.For, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def covers_cases(snippet: Snippet, section: str) -> bool:
+    """Whether a claim's section runs its asserts over cases: it holds an assert and a loop
+    (for, while, or a comprehension such as all(... for case in cases))."""
+    nodes = [x for s in section_nodes(snippet, section) for x in ast.walk(s)]
+    asserts = any(isinstance(n, ast.Assert) for n in nodes)
+    return asserts and any(isinstance(n, LOOPS) for n in nodes)
+
+
+def _called(call: ast.Call) -> str:
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _has_abs(node: ast.AST) -> bool:
+    calls = (n for n in ast.walk(node) if isinstance(n, ast.Call))
+    methods = (n for n in ast.walk(node) if isinstance(n, ast.Attribute))
+    return any(_called(n) == "abs" for n in calls) or any(n.attr == "abs" for n in methods)

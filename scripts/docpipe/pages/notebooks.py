@@ -1,0 +1,146 @@
+"""Companion notebooks: one per tutorial page, generated from the page and its recorded runs.
+
+The page's headings and prose become markdown cells and every included snippet section becomes
+a code cell, in page order, with the output that section printed in the recorded run. Nothing
+volatile is stored (no execution counts, fixed cell ids), so regenerating gives identical bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from docpipe.pages import claims
+from docpipe.pages import reading as pages
+from docpipe.pages import values as glue
+from docpipe.project import DOCS, NOTEBOOKS, Snippet, hosted_repo, hosted_url, rel
+from docpipe.recorded import record as records
+from docpipe.sections import section_text
+
+ADMONITION = re.compile(r'^(?P<indent>\s*)(?:!!!|\?\?\?\+?)\s+[\w-]+(?:\s+"(?P<title>[^"]*)")?\s*$')
+PAGE_LINK = re.compile(r"\]\((?P<page>[\w/-]+)\.md(?P<anchor>#[\w-]+)?\)")
+ATTRS = re.compile(r"\)\{[^}]*\}")
+
+
+def notebook_path(page: Path) -> Path:
+    return NOTEBOOKS / page.relative_to(DOCS).with_suffix(".ipynb")
+
+
+def tutorial_pages(docs: Path = DOCS) -> list[Path]:
+    """Pages that show snippet code get a notebook."""
+    return [p for p in pages.markdown_pages(docs) if any(u.kind == "code" for u in pages.uses(p))]
+
+
+def section_code(snippet: Snippet, section: str) -> str:
+    return section_text(snippet.source.read_text(encoding="utf-8"), section)
+
+
+def section_output(snippet: Snippet, section: str) -> str:
+    return records.load(snippet).output_of(section)
+
+
+def build(page: Path):
+    import nbformat.v4 as nbf
+
+    page_url = hosted_url() + page.relative_to(DOCS).with_suffix("").as_posix() + "/"
+    text = glue.substitute(page.read_text(encoding="utf-8"), rel(page))
+    text = claims.render(text, rel(page), *hosted_repo(), notebook=True)
+    cells = [
+        nbf.new_markdown_cell(
+            f"*This notebook is generated from the page [{page_url}]({page_url}). Every output "
+            "below was recorded by running the same code; run all cells from the top to see "
+            "it again.*"
+        )
+    ]
+    prose: list[str] = []
+
+    def flush() -> None:
+        body = "\n".join(prose).strip("\n")
+        if body.strip():
+            cells.append(nbf.new_markdown_cell(body))
+        prose.clear()
+
+    lines = text.splitlines()
+    fences = {f.first - 1: f for f in pages.fences(text)}
+    included = {inc.line: inc for inc in pages.includes(page, text)}
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        fence = fences.get(i)
+        if fence:
+            inner = [included.get(n) for n in range(fence.first + 1, fence.last)]
+            inner = [inc for inc in inner if inc]
+            use = pages.classify(inner[0]) if len(fence.body) == 1 and inner else None
+            if use and use.kind == "code":
+                flush()
+                cell = nbf.new_code_cell(section_code(use.snippet, use.detail))
+                cell.metadata["docpipe"] = {"snippet": use.snippet.name, "section": use.detail}
+                output = section_output(use.snippet, use.detail)
+                if output:
+                    cell.outputs = [nbf.new_output("stream", name="stdout", text=output)]
+                cells.append(cell)
+            elif use and use.kind == "file":
+                shown = section_text(inner[0].path.read_text(encoding="utf-8"), inner[0].section)
+                language = fence.info.split(" ")[0].lstrip("{.")
+                prose.extend([f"```{language}", shown, "```"])
+            elif not use:
+                indent = len(line) - len(line.lstrip())
+                prose.extend(x[indent:] for x in lines[i : fence.last])
+            i = fence.last
+            continue
+        if line.lstrip().startswith("<figure"):
+            while i < len(lines) and "</figure>" not in lines[i]:
+                i += 1
+            prose.append(f"*(The figure for this part is on the [page]({page_url}).)*")
+            i += 1
+            continue
+        admonition = ADMONITION.match(line)
+        if admonition:
+            if admonition["title"]:
+                prose.append(f"{admonition['indent']}**{admonition['title']}**")
+                prose.append("")
+            i += 1
+            continue
+        if line.startswith("#"):
+            flush()
+            line = line.replace("`", "")  # a notebook's table of contents drops code spans
+        prose.append(_dedent(line))
+        i += 1
+    flush()
+    for index, cell in enumerate(cells):
+        cell.id = f"cell-{index:03d}"
+        if cell.cell_type == "markdown":
+            cell.source = _site_links(cell.source)
+    nb = nbf.new_notebook(cells=cells)
+    nb.metadata = {
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python"},
+    }
+    return nb
+
+
+def _dedent(line: str) -> str:
+    # Admonition bodies are indented by four spaces; in a notebook they are plain paragraphs.
+    return line[4:] if line.startswith("    ") else line
+
+
+def _site_links(source: str) -> str:
+    site = hosted_url()
+    source = PAGE_LINK.sub(lambda m: f"]({site}{m['page']}/{m['anchor'] or ''})", source)
+    return ATTRS.sub(")", source)
+
+
+def render(page: Path) -> bytes:
+    import nbformat
+
+    return (nbformat.writes(build(page)) + "\n").encode()
+
+
+def expected() -> dict[Path, bytes]:
+    """What regen writes, for every page whose snippets all have a recorded run (a snippet
+    without one is reported as drift of its own, and its page's notebook waits for it)."""
+    return {
+        notebook_path(p): render(p)
+        for p in tutorial_pages()
+        if all(u.snippet.record.exists() for u in pages.uses(p) if u.snippet)
+    }

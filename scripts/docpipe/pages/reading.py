@@ -1,0 +1,204 @@
+"""The one reader of pages: what they include, show and quote, found with markdown-it-py.
+
+Include lines are read with pymdownx.snippets' own pattern and path splitter (what the build
+expands is what this sees); fences, math, code and prose come from markdown-it's tokens, so the
+site check, the notebooks and the value glue agree on where a line stands.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+
+from docpipe.pages import markup
+from docpipe.project import DOCS, GENERATED, ROOT, SNIPPETS, Snippet, owner
+from docpipe.sections import preprocessor
+
+IMAGE = re.compile(r"\]\((?P<target>[^)\s#]+\.svg)(?:#[\w-]+)?\)")
+VALUE = re.compile(r"\{\{\s*(?P<snippet>[\w/.-]+\.py):(?P<name>[\w-]+)\s*\}\}")
+# A checked claim (docpipe.pages.claims): `{{ claim by_hand/leaves.py:claim-only-leaves }}`.
+CLAIM = re.compile(r"\{\{\s*claim\s+(?P<snippet>[\w/.-]+\.py):(?P<section>[A-Za-z][\w-]*)\s*\}\}")
+PLACEHOLDER = "DOCPIPEVALUE{}X"  # letters and digits only: parsed as plain text anywhere
+
+
+@dataclass(frozen=True)
+class Use:
+    page: Path
+    line: int
+    kind: str  # "code", "output", "figure", "value", "claim", or "file" (any other include)
+    snippet: Snippet | None  # None for a "file" include
+    detail: str  # the section, generated file, value name, claim's section, or included path
+
+
+@dataclass(frozen=True)
+class Include:
+    page: Path
+    line: int  # 1-based
+    target: str  # as written between the quotes
+    path: Path  # the file, resolved against the repository root (pymdownx base_path ".")
+    section: str  # "" for the whole file
+    problem: str  # "" or why pymdownx would not include it as this site needs
+    fence: Fence | None  # the fenced block the include line stands in
+
+
+@dataclass(frozen=True)
+class Fence:
+    first: int  # 1-based line of the opening fence
+    last: int
+    info: str
+    body: tuple[str, ...]  # non-blank lines between the fences, stripped
+
+
+@cache
+def parser():
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.admon import admon_plugin
+    from mdit_py_plugins.amsmath import amsmath_plugin
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+    md = MarkdownIt("commonmark").enable("table")
+    return md.use(admon_plugin).use(dollarmath_plugin, double_inline=True).use(amsmath_plugin)
+
+
+@lru_cache(maxsize=32)
+def tokens(text: str) -> tuple:
+    # The same page is read by several checks, and by each rebuild of `mkdocs serve`: parse once.
+    return tuple(parser().parse(text))
+
+
+def fences(text: str) -> list[Fence]:
+    found = []
+    for t in tokens(text):
+        if t.type == "fence":
+            body = tuple(x.strip() for x in t.content.splitlines() if x.strip())
+            found.append(Fence(t.map[0] + 1, t.map[1], t.info.strip(), body))
+    return found
+
+
+def includes(page: Path, text: str | None = None) -> list[Include]:
+    """Every include line of a page, as pymdownx.snippets reads it (none of an example's)."""
+    text = page.read_text(encoding="utf-8") if text is None else text
+    text = markup.without_examples(text)
+    pre = preprocessor()
+    by_line = {line: f for f in fences(text) for line in range(f.first, f.last + 1)}
+    found = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        m = pre.RE_ALL_SNIPPETS.match(line)
+        if not m or m["escape"]:
+            continue
+        if m["block_marker"]:
+            problem = "block includes (a lone --8<--) are not used here; include one file"
+            found.append(Include(page, number, "", ROOT, "", problem, by_line.get(number)))
+            continue
+        target = m["snippet"][1:-1]
+        path, lines, section = pre.split_path(target)
+        problem = ""
+        if lines:
+            problem = "include by named section, never by line numbers"
+        full = Path(os.path.normpath(ROOT / path))
+        if not full.is_file():
+            problem = problem or f"{path} does not exist"
+        elif SNIPPETS in full.parents and full.suffix == ".py":
+            try:
+                Snippet.from_path(full)
+            except ValueError as e:
+                problem = problem or str(e)
+        section = (section or "")[1:]
+        found.append(Include(page, number, target, full, section, problem, by_line.get(number)))
+    return found
+
+
+def markdown_pages(docs: Path = DOCS) -> list[Path]:
+    return sorted(p for p in docs.rglob("*.md") if GENERATED not in p.parents)
+
+
+def uses(page: Path) -> list[Use]:
+    return list(_uses(page, page.stat().st_mtime_ns))
+
+
+def classify(inc: Include) -> Use:
+    full = inc.path
+    if SNIPPETS in full.parents and full.suffix == ".py" and not full.name.startswith("_"):
+        return Use(inc.page, inc.line, "code", Snippet.from_path(full), inc.section)
+    if GENERATED in full.parents and full.suffix == ".txt":
+        return Use(inc.page, inc.line, "output", owner(full), inc.target)
+    return Use(inc.page, inc.line, "file", None, inc.target)
+
+
+@cache
+def _uses(page: Path, mtime: int) -> tuple[Use, ...]:
+    text = markup.without_examples(page.read_text(encoding="utf-8"))  # examples name no use
+
+    def line_of(pos: int) -> int:
+        return text.count("\n", 0, pos) + 1
+
+    found = [classify(inc) for inc in includes(page, text) if not inc.problem]
+    for m in IMAGE.finditer(text):
+        full = Path(os.path.normpath(page.parent / m["target"]))
+        if GENERATED in full.parents:
+            found.append(Use(page, line_of(m.start()), "figure", owner(full), m["target"]))
+    for m in VALUE.finditer(text):
+        snippet = Snippet.from_path(SNIPPETS / m["snippet"])
+        found.append(Use(page, line_of(m.start()), "value", snippet, m["name"]))
+    for m in CLAIM.finditer(text):
+        snippet = Snippet.from_path(SNIPPETS / m["snippet"])
+        found.append(Use(page, line_of(m.start()), "claim", snippet, m["section"]))
+    return tuple(found)
+
+
+def value_contexts(text: str) -> list[str]:
+    """Where each `{{ }}` value of the text lands, in order: "prose", "alt" (image alt text),
+    "math", "html" (raw HTML, an attribute, or Markdown inside HTML) or "code"."""
+    matches = list(VALUE.finditer(text))
+    if not matches:
+        return []
+    count = iter(range(len(matches)))
+    marked = VALUE.sub(lambda m: PLACEHOLDER.format(next(count)), text)
+    found: dict[int, str] = {}
+
+    def note(content: str, context: str) -> None:
+        for n in re.findall(PLACEHOLDER.format(r"(\d+)"), content):
+            found.setdefault(int(n), context)
+
+    lines = marked.split("\n")
+    for t in tokens(marked):
+        if t.type in ("fence", "code_block"):
+            note(t.content, "code")
+        elif t.type in ("math_block", "math_block_label", "amsmath"):
+            note(t.content, "math")
+        elif t.type == "html_block":
+            for line in lines[t.map[0] : t.map[1]]:  # markdown inside HTML (md_in_html)
+                for alt in re.findall(r"!\[([^\]]*)\]\(", line):
+                    note(alt, "alt")
+                for math in re.findall(r"\$[^$]+\$", line):
+                    note(math, "math")
+                note(line, "html")
+        elif t.type == "inline":
+            for child in t.children or []:
+                if child.type == "image":
+                    note(child.content, "alt")
+                    note(str(child.attrs), "html")
+                elif child.type == "code_inline":
+                    note(child.content, "code")
+                elif child.type.startswith("math_inline"):
+                    note(child.content, "math")
+                elif child.type == "html_inline":
+                    note(child.content, "html")
+                elif child.type == "text":
+                    note(child.content, "prose")
+                else:
+                    note(str(child.attrs), "html")
+    return [found.get(i, "prose") for i in range(len(matches))]
+
+
+def all_uses(docs: Path = DOCS) -> list[Use]:
+    return [u for page in markdown_pages(docs) for u in uses(page)]
+
+
+def pages_using(snippet: Snippet, docs: Path = DOCS) -> list[str]:
+    return sorted(
+        {u.page.relative_to(ROOT).as_posix() for u in all_uses(docs) if u.snippet == snippet}
+    )

@@ -1,0 +1,82 @@
+"""Numbers in prose: `{{ examples/fit_line.py:final_loss }}` becomes the value a run recorded.
+
+Values are declared per snippet in snippets/snippets.toml as f-strings over the snippet's globals
+after its run (so the formatting is declared once, beside the name), and recorded in
+docs/generated/<key>.json. A page that names an unknown snippet or value fails the build.
+Each value is escaped for where it lands (docpipe.pages.reading.value_contexts): a recorded value is
+always shown as text, never read as Markdown, HTML or LaTeX.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+from docpipe.pages.reading import VALUE, value_contexts
+from docpipe.project import SNIPPETS, Snippet, rel
+from docpipe.recorded import record as records
+
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]$])")
+LATEX_SPECIAL = {
+    "\\": r"\backslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
+    "%": r"\%", "_": r"\_", "^": r"\^{}", "~": r"\sim{}",
+}  # fmt: skip
+
+
+class GlueError(Exception):
+    pass
+
+
+def escape(value: str, context: str) -> str:
+    if context == "code":  # code spans and blocks show their text as it is
+        return value
+    if context == "math":
+        return "".join(LATEX_SPECIAL.get(c, c) for c in value)
+    if context == "alt":  # the alt attribute is escaped by Markdown; only the brackets matter
+        return MARKDOWN_SPECIAL.sub(r"\\\1", value.replace("&", "&amp;"))
+    text = html.escape(value, quote=context == "html")
+    return MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def substitute(markdown: str, page: str) -> str:
+    contexts = iter(value_contexts(markdown))
+
+    def value(m) -> str:
+        context = next(contexts)
+        line = markdown.count("\n", 0, m.start()) + 1
+        source = SNIPPETS / m["snippet"]
+        if not source.exists():
+            raise GlueError(f"{page}:{line}: {m[0]} names no snippet {rel(source)}")
+        snippet = Snippet.from_path(source)
+        try:
+            values = records.load(snippet).values
+        except records.RecordError as e:
+            raise GlueError(f"{page}:{line}: {e}") from None
+        if m["name"] not in values:
+            known = ", ".join(sorted(values)) or "none"
+            raise GlueError(
+                f"{page}:{line}: {snippet.name} recorded no value '{m['name']}' (recorded: {known})"
+            )
+        return escape(values[m["name"]], context)
+
+    return VALUE.sub(value, markdown)
+
+
+def stamp(snippets: set[Snippet]) -> str | None:
+    """One line naming the environment the page's outputs were recorded in."""
+    envs = {
+        json.dumps(records.load(s).environment, sort_keys=True)
+        for s in snippets
+        if s.record.exists()
+    }
+    if not envs:
+        return None
+    parts = []
+    for env in sorted(envs):
+        e = json.loads(env)
+        parts.append(
+            f"Python {e['python']}, torch {e['torch']}, numpy {e['numpy']}, "
+            f"matplotlib {e['matplotlib']} on {e['platform']}"
+        )
+    return "; ".join(parts)

@@ -1,0 +1,255 @@
+"""Comparing what a run would publish with what is committed, and saying how to fix it."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+
+from docpipe.project import DOCS, NOTEBOOKS, Snippet, rel
+
+DIFF_LINES = 60  # a drift report shows at most this many diff lines per file
+
+
+MARKED_LINES = 10  # a drift report marks the changed part of at most this many lines per file
+LONG_LINE = 60  # lines longer than this get their changed part marked
+CONTEXT = 30  # characters of an excerpt shown either side of the changed part
+
+
+@dataclass(frozen=True)
+class Change:
+    """One line the run prints otherwise: its number in the recorded file, and both texts."""
+
+    line: int
+    recorded: str
+    actual: str
+
+
+@dataclass(frozen=True)
+class Drift:
+    path: Path
+    problem: str  # "differs", "missing" or "stale"
+    diff: str = ""
+    changes: tuple[Change, ...] = ()  # the changed lines paired one to one, for marking
+
+
+def compare(expected: dict[Path, bytes], on_disk: set[Path]) -> list[Drift]:
+    drifts = []
+    for path, data in sorted(expected.items()):
+        if not path.exists():
+            drifts.append(Drift(path, "missing"))
+        elif (old := path.read_bytes()) != data:
+            drifts.append(Drift(path, "differs", unified(path, old, data), changes(old, data)))
+    drifts += [Drift(p, "stale") for p in sorted(on_disk - set(expected))]
+    return drifts
+
+
+def changes(recorded: bytes, actual: bytes) -> tuple[Change, ...]:
+    """The replaced lines of a difference, paired in order (a line added or removed has no
+    partner, and the diff shows it whole)."""
+    old = recorded.decode("utf-8", "replace").splitlines()
+    new = actual.decode("utf-8", "replace").splitlines()
+    found = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "replace":
+            found += [
+                Change(i1 + k + 1, old[i1 + k], new[j1 + k]) for k in range(min(i2 - i1, j2 - j1))
+            ]
+    return tuple(found)
+
+
+def changed_span(a: str, b: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Where two versions of a line differ: (start, end) in each, widened to whole words, so
+    "TensorBody.h:493" against "TensorBody.h:488" marks 493 and 488."""
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
+        end += 1
+    while start and _word(a[start - 1]) and (start > len(b) - end or _word(b[start - 1])):
+        start -= 1
+    a_end, b_end = len(a) - end, len(b) - end
+    while a_end < len(a) and b_end < len(b) and _word(a[a_end]) and a[a_end] == b[b_end]:
+        a_end, b_end = a_end + 1, b_end + 1
+    return (start, a_end), (start, b_end)
+
+
+def _word(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+def excerpt(line: str, span: tuple[int, int]) -> tuple[str, str, str]:
+    """A line's changed part, with a little context either side: (before, changed, after)."""
+    start, end = span
+    head, tail = line[max(0, start - CONTEXT) : start], line[end : end + CONTEXT]
+    if start > CONTEXT:  # begin the context at a word, not inside one
+        cut = next((i + 1 for i, c in enumerate(head) if not _word(c)), 0)
+        head = "\u2026" + head[cut:]
+    if end + CONTEXT < len(line):
+        cut = max((i for i, c in enumerate(tail) if not _word(c)), default=len(tail))
+        tail = tail[: max(cut, 1)] + "\u2026"
+    return head, line[start:end], tail
+
+
+def with_marks(parts: tuple[str, str, str]) -> str:
+    """An excerpt as text, its changed part between \u00ab and \u00bb."""
+    before, changed, after = parts
+    return f"{before}\u00ab{changed}\u00bb{after}"
+
+
+Excerpt = tuple[str, str, str]
+
+
+def marked(drift: Drift) -> list[tuple[int, Excerpt, Excerpt]]:
+    """(line, recorded excerpt, actual excerpt) for each long changed line of a difference."""
+    found = []
+    for change in drift.changes:
+        if max(len(change.recorded), len(change.actual)) <= LONG_LINE:
+            continue
+        old, new = changed_span(change.recorded, change.actual)
+        found.append((change.line, excerpt(change.recorded, old), excerpt(change.actual, new)))
+    return found[:MARKED_LINES]
+
+
+def without_environment(snippet: Snippet, settings, outcome, running: dict, on_disk: set[Path]):
+    """What still differs when the run is stamped with its recording's environment: the
+    content drifts and the files they compare, or None when the recording names no other
+    environment than this one (then every drift is content)."""
+    from docpipe.run.artifacts import build
+
+    recorded = recorded_environment(snippet)
+    if not recorded or recorded == running:
+        return None
+    files = build(snippet, settings, outcome, recorded)
+    return compare(files, on_disk), files
+
+
+def unified(path: Path, recorded: bytes, actual: bytes) -> str:
+    lines = list(
+        difflib.unified_diff(
+            recorded.decode("utf-8", "replace").splitlines(keepends=True),
+            actual.decode("utf-8", "replace").splitlines(keepends=True),
+            fromfile=f"{rel(path)} (recorded)",
+            tofile=f"{rel(path)} (actual run)",
+        )
+    )
+    lines = [line if line.endswith("\n") else line + "\n" for line in lines]
+    if len(lines) > DIFF_LINES:
+        lines = lines[:DIFF_LINES] + [f"... {len(lines) - DIFF_LINES} more diff lines\n"]
+    return "".join(lines)
+
+
+def recorded_environment(snippet: Snippet) -> dict | None:
+    from docpipe.recorded.record import RecordError, load
+
+    try:
+        return load(snippet).environment
+    except RecordError:  # missing or hand-broken: the drift report names the file itself
+        return None
+
+
+def environment_note(recorded: dict | None, running: dict) -> str:
+    if not recorded:
+        return ""
+    changed = [
+        f"{name} {recorded.get(name, '?')}, running {running[name]}"
+        for name in running
+        if recorded.get(name) != running[name]
+    ]
+    return "recorded with " + "; ".join(changed) if changed else ""
+
+
+def report(snippet: Snippet, drifts: list[Drift], pages: list[str], env_note: str) -> str:
+    out = [f"DRIFT {snippet.name}"]
+    if env_note:
+        out.append(f"  environment differs too (not shown in the diff): {env_note}")
+    out.append(f"  shown on: {', '.join(pages) if pages else '(no page)'}")
+    for d in drifts:
+        if d.problem == "differs":
+            out.append(f"  {rel(d.path)} differs from the actual run:")
+            out.append("".join("    " + line for line in d.diff.splitlines(keepends=True)).rstrip())
+            for line, old, new in marked(d):
+                out.append(f"    line {line} changed (\u00ab\u00bb mark what differs):")
+                out.append(f"      recorded: {with_marks(old)}")
+                out.append(f"      run:      {with_marks(new)}")
+        elif d.problem == "missing":
+            out.append(f"  {rel(d.path)} is missing (the run produces it)")
+        else:
+            out.append(f"  {rel(d.path)} is stale (the run no longer produces it)")
+    out.append(f"  fix: python scripts/regen.py {snippet.name}")
+    return "\n".join(out)
+
+
+def environment_groups(notes: dict[Snippet, str]) -> dict[str, list[Snippet]]:
+    """The snippets that differ only in the environment stamp, by how it differs."""
+    groups: dict[str, list[Snippet]] = {}
+    for snippet, note in sorted(notes.items()):
+        groups.setdefault(note, []).append(snippet)
+    return groups
+
+
+ENVIRONMENT_FIX = (
+    "install the pinned torch, or upgrade: bump the pin, then regenerate"
+    ' (docs/authoring.md, "Upgrade torch")'
+)
+
+
+def environment_reports(notes: dict[Snippet, str]) -> list[str]:
+    """One report for all the snippets whose runs differ from their recordings only in the
+    environment stamp: their output, values, figures and claims are the same."""
+    out = []
+    for note, snippets in environment_groups(notes).items():
+        count = (
+            "1 snippet differs from its recording"
+            if len(snippets) == 1
+            else f"{len(snippets)} snippets differ from their recordings"
+        )
+        out.append(
+            f"ENVIRONMENT {count} only in the environment stamp"
+            f" ({note or 'the stamp'}); output, values, figures and claims are the same:\n"
+            + "".join(f"  {s.name}\n" for s in snippets)
+            + f"  fix: {ENVIRONMENT_FIX}"
+        )
+    return out
+
+
+def notebook_cells(path: Path) -> str:
+    """Name the cells of a committed notebook that differ from the regenerated one."""
+    import nbformat
+
+    from docpipe.pages.notebooks import render
+
+    page = DOCS / path.relative_to(NOTEBOOKS).with_suffix(".md")
+    new = nbformat.reads(render(page).decode(), as_version=4).cells
+    try:
+        old = nbformat.read(path, as_version=4).cells
+    except Exception as e:  # a hand-broken file is still named, with why it cannot be read
+        return f"  cannot read it: {e}"
+    lines = []
+    for index in range(max(len(old), len(new))):
+        a = old[index] if index < len(old) else None
+        b = new[index] if index < len(new) else None
+        if a != b:
+            cell = b or a
+            origin = cell.get("metadata", {}).get("docpipe")
+            where = f" ({origin['snippet']}:{origin['section']})" if origin else ""
+            lines.append(f"  cell {index} [{cell.get('id', '?')}]{where} differs")
+    return "\n".join(lines)
+
+
+def notebook_report(d: Drift, cells: str) -> str:
+    page = "docs/" + d.path.relative_to(NOTEBOOKS).with_suffix(".md").as_posix()
+    what = {
+        "differs": "differs from what regen writes",
+        "missing": "is missing",
+        "stale": "belongs to no tutorial page",
+    }[d.problem]
+    out = [f"DRIFT {rel(d.path)} {what} (generated from {page})"]
+    if cells:
+        out.append(cells)
+    if d.diff:
+        out.append("".join("    " + line for line in d.diff.splitlines(keepends=True)).rstrip())
+    out.append("  fix: python scripts/regen.py")
+    return "\n".join(out)

@@ -1,0 +1,60 @@
+"""The record of one run, docs/generated/<key>.json: the one type every reader of it uses."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from pathlib import Path
+
+from docpipe.project import Snippet, rel
+
+
+class RecordError(Exception):
+    """A record that is missing or cannot be read; the message names the file."""
+
+
+@dataclass(frozen=True)
+class Record:
+    command: str  # what a reader types to see this output
+    environment: dict[str, str]  # docpipe.run.environment.stamp() of the run
+    sections: list[tuple[str | None, str]]  # (section, what it printed), in run order
+    values: dict[str, str]  # quoted in prose as {{ <key>.py:<name> }}
+    normalised: list[str] = field(default_factory=list)  # normalisers that changed the output
+    inputs: dict[str, str] = field(
+        default_factory=dict
+    )  # docpipe.recorded.fingerprints: what it was made from
+
+    def to_bytes(self) -> bytes:
+        return (json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n").encode()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> Record:
+        try:
+            raw = json.loads(data)
+            raw["sections"] = [tuple(s) for s in raw["sections"]]
+            return cls(**raw)
+        except (ValueError, TypeError, KeyError) as e:
+            raise RecordError(
+                f"{where}: not a run record ({e}); run: python scripts/regen.py"
+            ) from None
+
+    def output_of(self, section: str) -> str:
+        """What a section printed ("" for the whole run)."""
+        return "".join(text for name, text in self.sections if name == section or not section)
+
+
+def load(snippet: Snippet) -> Record:
+    path = snippet.record
+    try:
+        mtime = path.stat().st_mtime_ns
+    except FileNotFoundError:
+        raise RecordError(
+            f"no recorded run for {snippet.name} (run: python scripts/regen.py)"
+        ) from None
+    return _load(path, mtime)
+
+
+@cache
+def _load(path: Path, mtime: int) -> Record:
+    return Record.from_bytes(path.read_bytes(), rel(path))

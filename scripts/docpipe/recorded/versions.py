@@ -1,0 +1,162 @@
+"""Which torch: the version and build pyproject.toml pins, the one running, and the ones the
+records were made with. The pin is the truth: `--check` names every disagreement as one site
+problem (exit 2), and regen refuses to record with another torch than the pinned one.
+
+The pin is the `torch==X.Y.Z` requirement of the `run` extra (what pip installs) and the build,
+the part of torch.__version__ after "+", in `[tool.autograd-docs] torch-build` (pip's pin
+cannot name it: the CPU build comes from PyTorch's CPU index, the README says how). The same
+table lists, under `verify`, the other versions the site is verified with (docpipe.verify).
+Reading the pin imports nothing heavy: the site-only venv has `packaging` through mkdocs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from docpipe.project import ROOT, Snippet, rel
+
+PYPROJECT = ROOT / "pyproject.toml"
+TOOL = "autograd-docs"
+UPGRADE = 'docs/authoring.md, "Upgrade torch"'
+NAMED = 4  # records named in a message; the rest are counted
+
+
+class PinError(Exception):
+    """A pin that cannot be read; the message names pyproject.toml and the line."""
+
+
+@dataclass(frozen=True)
+class Pin:
+    version: str  # "2.13.0", from torch==2.13.0
+    build: str  # "cpu", or "" for none
+    line: int  # of the torch requirement in pyproject.toml
+    verify: tuple[str, ...]  # other versions the site is verified with
+    path: Path = PYPROJECT
+
+    @property
+    def torch(self) -> str:
+        """As torch.__version__ says it: "2.13.0+cpu"."""
+        return f"{self.version}+{self.build}" if self.build else self.version
+
+    @property
+    def where(self) -> str:
+        return f"{rel(self.path)}:{self.line}"
+
+
+def pin(path: Path | None = None) -> Pin | None:
+    """The pinned torch, or None for a repository without a pyproject.toml (a test sandbox)."""
+    path = path or PYPROJECT
+    if not path.is_file():
+        return None
+    return _pin(path, path.stat().st_mtime_ns)
+
+
+@cache
+def _pin(path: Path, mtime: int) -> Pin:
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.version import InvalidVersion, Version
+
+    text = path.read_text(encoding="utf-8")
+    where = rel(path)
+    try:
+        config = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise PinError(f"{where}: not TOML ({e})") from None
+    run = config.get("project", {}).get("optional-dependencies", {}).get("run", [])
+    tool = config.get("tool", {}).get(TOOL, {})
+    for line_text in run:
+        try:
+            req = Requirement(line_text)
+        except InvalidRequirement as e:
+            raise PinError(f"{where}: {line_text!r} is not a requirement ({e})") from None
+        if req.name != "torch":
+            continue
+        line = _line_of(text, line_text)
+        exact = [s for s in req.specifier if s.operator in ("==", "===") and "*" not in s.version]
+        if len(exact) != 1 or len(req.specifier) != 1:
+            raise PinError(
+                f"{where}:{line}: torch must be pinned to one version, as torch==2.13.0"
+                f" (found {line_text!r}): every recording is made with exactly one"
+            )
+        try:
+            version = Version(exact[0].version)
+        except InvalidVersion as e:
+            raise PinError(f"{where}:{line}: {e}") from None
+        build = str(tool.get("torch-build", version.local or ""))
+        if version.local and version.local != build:
+            raise PinError(
+                f"{where}:{line}: {line_text!r} names the build {version.local}, but"
+                f" [tool.{TOOL}] torch-build says {build!r}"
+            )
+        verify = tool.get("verify", [])
+        if not isinstance(verify, list) or not all(isinstance(v, str) for v in verify):
+            raise PinError(f'{where}: [tool.{TOOL}] verify must be a list of versions ("2.14.1")')
+        return Pin(version.public, build, line, tuple(verify), path)
+    raise PinError(f"{where}: the run extra pins no torch (add torch==X.Y.Z to it)")
+
+
+def _line_of(text: str, requirement: str) -> int:
+    for number, line in enumerate(text.splitlines(), 1):
+        if f'"{requirement}"' in line or f"'{requirement}'" in line:
+            return number
+    return 1
+
+
+def public(torch: str) -> str:
+    """A torch version without its build: "2.13.0" for "2.13.0+cpu"."""
+    return torch.partition("+")[0]
+
+
+def running_torch() -> tuple[str, str]:
+    """The running torch's version with its build, and the file that says it."""
+    from docpipe.run.environment import stamp
+
+    spec = importlib.util.find_spec("torch")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    where = str(Path(locations[0]) / "version.py") if locations else "(no torch installed)"
+    return stamp()["torch"], where
+
+
+def running_problems(running: tuple[str, str] | None = None) -> list[str]:
+    """Regen records only with the pinned torch: a message when another one runs."""
+    return problems([], running)
+
+
+def problems(snippets: Iterable[Snippet], running: tuple[str, str] | None = None) -> list[str]:
+    """One message when the running torch or the records of these snippets differ from the
+    pin (none when they agree, or there is no pyproject.toml)."""
+    from docpipe.recorded.drift import recorded_environment
+
+    try:
+        pinned = pin()
+    except PinError as e:
+        return [str(e)]
+    if pinned is None:
+        return []
+    version, where = running or running_torch()
+    parts = []
+    if version not in (pinned.torch, "not installed"):
+        parts.append(f"this run uses torch {version} ({where})")
+    made_with: dict[str, list[str]] = {}
+    for snippet in snippets:
+        env = recorded_environment(snippet)
+        if env and env.get("torch") != pinned.torch:
+            made_with.setdefault(str(env.get("torch")), []).append(rel(snippet.record))
+    for other, records in sorted(made_with.items()):
+        named = ", ".join(records[:NAMED])
+        more = f" and {len(records) - NAMED} more" if len(records) > NAMED else ""
+        parts.append(f"{len(records)} records were made with torch {other} ({named}{more})")
+    if not parts:
+        return []
+    return [
+        f"{pinned.where}: torch is pinned to {pinned.torch} (torch=={pinned.version} here,"
+        f' torch-build = "{pinned.build}" under [tool.{TOOL}]), but '
+        + " and ".join(parts)
+        + "; install the pinned torch (pip install -e '.[run]', from the index the README"
+        f" names), or upgrade: bump the pin, then regenerate ({UPGRADE})"
+    ]

@@ -1,0 +1,59 @@
+"""What a successful run publishes: the exact bytes of every file derived from one snippet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docpipe.catalog import Settings
+from docpipe.project import KEY_PART, ROOT, THEMES, Snippet, rel
+from docpipe.recorded import fingerprints as sources
+from docpipe.recorded.record import Record
+from docpipe.run.normalise import normalise, normalise_noting
+from docpipe.run.pool import Outcome
+
+
+class OutputError(Exception):
+    """A run whose output cannot be published (the message names the snippet)."""
+
+
+def build(snippet: Snippet, settings: Settings, outcome: Outcome, env: dict) -> dict[Path, bytes]:
+    raw = outcome.output
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise OutputError(
+            f"{snippet.name}: printed bytes that are not UTF-8"
+            f" (at byte {e.start}: {raw[e.start : e.start + 4]!r})"
+        ) from None
+    pieces, start = [], 0
+    for section, end in outcome.result.sections:
+        try:
+            piece = raw[start:end].decode("utf-8") if end <= len(raw) else None
+        except UnicodeDecodeError:
+            piece = None
+        if piece is None:
+            raise OutputError(
+                f"{snippet.name}: its run left a malformed result (section {section!r} ends"
+                f" at byte {end} of {len(raw)}, not between two characters of its output)"
+            )
+        pieces.append((section, normalise(piece, settings.normalise)))
+        start = end
+    output, changed = normalise_noting(text, settings.normalise)
+    # What the run read beyond open() (execute.Result.reads) is an input too: fingerprinted
+    # here, so the record names it and `mkdocs serve` sees it change (docpipe.live).
+    reads = getattr(outcome.result, "reads", [])
+    read = {r: sources.file_digest(ROOT / r) for r in reads if r not in outcome.result.inputs}
+    inputs = sources.inputs(settings, {**outcome.result.inputs, **read})
+    record = Record(snippet.command, env, pieces, outcome.result.values, changed, inputs)
+    files = {snippet.output: output.encode(), snippet.record: record.to_bytes()}
+    for name, svg in outcome.result.figures.items():
+        theme = next((t for t in THEMES[1:] if name.endswith(f".{t}")), "")
+        figure = name.removesuffix(f".{theme}") if theme else name
+        if not KEY_PART.fullmatch(figure):
+            raise OutputError(
+                f"{snippet.name}: {rel(snippet.figure_code)} names a figure {figure!r} (in"
+                " FIGURES); a figure's name holds only letters, digits, '_' and '-', as"
+                f" docs/generated/{snippet.key}.<figure>.svg must stay a file of this snippet"
+            )
+        files[snippet.figure(figure, theme or "light")] = svg.encode()
+    return files

@@ -1,0 +1,731 @@
+"""Run one snippet inside a fresh child process, exactly as `python snippets/<key>.py` would.
+
+The child owns everything a snippet can change (globals, seeds, grad mode, default dtype, cwd,
+open figures, sys.argv), so nothing leaks into the next snippet. It writes what the snippet
+printed to `output` and a JSON summary to `result`; the parent reads both after the child exits.
+
+It is sealed before the snippet runs (docpipe.run.landlock): it and every process it starts may
+change files only in the job's folder, and read, of the repository, only what `readable_inside`
+names. It is the reaper of every process it starts: whatever still runs when the snippet ends
+is killed and named. Standard input reads nothing (an error names the line), every file it
+writes is capped at FILE_CAP, and bytecode is read and written only in the job's folder.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import ctypes
+import encodings.utf_8_sig  # noqa: F401  (decodes every snippet: imported before it runs)
+import errno
+import functools
+import hashlib
+import io
+import json
+import os
+import random
+import shlex
+import signal
+import sys
+import tempfile
+import time
+import traceback
+import types
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from docpipe import sections
+from docpipe.run import figures, landlock, sourceonly
+
+try:
+    import resource
+except ImportError:  # Windows
+    resource = None
+from docpipe import PACKAGE
+from docpipe.project import ABSENT, DOCS, FIGURE_CODE, NOTEBOOKS, ROOT, SNIPPETS, Snippet
+
+# The fixed environment of every run. None of it changes a result; it makes runs repeatable.
+RUN_ENV = {
+    "MPLBACKEND": "Agg",
+    "PYTHONHASHSEED": "0",
+    "PYTHONIOENCODING": "utf-8",
+    "TZ": "UTC",
+    "SOURCE_DATE_EPOCH": "0",
+}
+
+
+@dataclass
+class Job:
+    key: str
+    values: dict[str, str]
+    threads: int
+    workdir: str  # holds output.txt, result.json and scratch/, the snippet's working directory
+
+    @property
+    def output(self) -> Path:
+        return Path(self.workdir) / "output.txt"
+
+    @property
+    def result(self) -> Path:
+        return Path(self.workdir) / "result.json"
+
+
+@dataclass
+class Result:
+    status: str = "ok"  # ok | error
+    error: str = ""
+    sections: list[tuple[str | None, int]] = field(default_factory=list)  # (section, end offset)
+    values: dict[str, str] = field(default_factory=dict)
+    figures: dict[str, str] = field(default_factory=dict)  # "<fig>" or "<fig>.dark" -> SVG text
+    # Repository files the run depends on -> sha256 of their bytes when the run read them (its
+    # source, local modules (their source even when Python loaded a .pyc), data, figure code).
+    inputs: dict[str, str] = field(default_factory=dict)
+    writes: list[str] = field(default_factory=list)  # repository files the run opened to write
+    # Repository files the run may have read that `inputs` does not hold, sorted, as POSIX
+    # paths relative to the root: every file it could read that Python's audit hooks cannot
+    # see it read (a C library's fopen, as torch.from_file does): the data files (not .py,
+    # not bytecode) of what `readable_inside` lets a run read.
+    reads: list[str] = field(default_factory=list)
+    # How the run was kept from changing the repository: "landlock", or "" where the kernel
+    # has none (then the parent compares the repository before and after: docpipe.run.tripwire).
+    sealed: str = ""
+    # Installed modules the run imported that its own code (or a warm package) asked for.
+    imported: list[str] = field(default_factory=list)
+    # Where a failing run stopped: the section that raised and the innermost snippet line.
+    failed_section: str | None = None
+    failed_line: int = 0
+    run_seconds: float = 0.0
+    figure_seconds: float = 0.0
+
+
+FILE_CAP = 64 << 20  # bytes: the most a run may write to one file (its output among them)
+NO_LANDLOCK = "DOCPIPE_NO_LANDLOCK"  # set (to 1): run as on a kernel without Landlock (tests)
+
+
+def child_main(job: Job) -> None:
+    """Entry point of the child process (forked or spawned)."""
+    result = Result()
+    imports = _ImportRecorder()
+    sys.meta_path.insert(0, imports)
+    snippet = Snippet(job.key)
+    workdir = Path(job.workdir)
+    scratch = workdir / "scratch"
+    _reap_descendants()
+    _no_input()
+    _job_folders(workdir)
+    os.environ.update(RUN_ENV)
+    _limit_threads(job.threads)
+    reseed()
+    result.sealed = _seal(workdir)
+    # Warning filters stay as the zygote has them: CPython's defaults plus what torch and numpy
+    # add when they are imported, as in a reader's process.
+    started_by = _watch_repository_files(result)
+    stream = _capture_output(job.output)
+    _cap_files()
+    try:
+        os.chdir(scratch)
+        module = _main_module(snippet)
+        started = time.perf_counter()
+        kept = dict(vars(builtins))  # what the runner's own code after the run relies on
+        try:
+            with figures.observing(snippet):
+                _run_chunks(snippet, module, stream, result)
+        finally:
+            vars(builtins).update(kept)  # a snippet's builtins.len = ... ends with its run
+            _end_what_it_started(snippet, result, stream, started_by)
+        result.run_seconds = time.perf_counter() - started
+        _note_local_modules(result, imports)
+        # What the page shows ends here: values and figures must not print into it.
+        _capture_output(workdir / "aside.txt")
+        if result.status == "ok":
+            result.values = _values(snippet, job.values, vars(module))
+            started = time.perf_counter()
+            result.figures = _figures(snippet, vars(module))
+            result.figure_seconds = time.perf_counter() - started
+            _note_local_modules(result, imports)
+        if not snippet.figure_code.exists():
+            result.inputs[os.path.relpath(snippet.figure_code, ROOT)] = ABSENT
+        result.reads = _unseen_reads(snippet, result.inputs)
+    except _Failure as failure:
+        if result.status == "error":  # it left processes running as well
+            failure = _Failure(f"{failure}\n  {result.error}")
+        result.status, result.error = "error", str(failure)
+    except BaseException as e:  # a fault of the runner itself: still report it, never crash
+        result.status = "error"
+        result.error = f"{snippet.name}: the runner failed: " + "".join(
+            traceback.format_exception(e)
+        )
+    finally:
+        sys.stdout.flush()
+        with contextlib.suppress(OSError):
+            os.chdir(ROOT)
+    _write_result(job.result, asdict(result))
+
+
+# Taken at import, before any snippet runs: a snippet may replace json.dumps, builtins.open or
+# os.write for its own process, never for how its result is written. The parent checks the
+# result anyway (pool.parsed): whatever a snippet corrupts is its own failure.
+_dumps, _os_open, _os_write, _os_close = json.dumps, os.open, os.write, os.close
+
+
+def _write_result(path: Path, fields: dict) -> None:
+    data = _dumps(fields).encode("utf-8")
+    fd = _os_open(os.fspath(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        while data:
+            data = data[_os_write(fd, data) :]
+    finally:
+        _os_close(fd)
+
+
+def _data_folders() -> list[Path]:
+    """The snippets and their data (not the settings beside them) and the figure code."""
+    inside = [FIGURE_CODE]
+    with contextlib.suppress(OSError), os.scandir(SNIPPETS) as entries:
+        inside += [
+            Path(e.path)
+            for e in entries
+            if not e.name.startswith(".") and (e.is_dir() or not e.name.endswith(".toml"))
+        ]
+    return inside
+
+
+def readable_inside() -> list[Path]:
+    """What of the repository a sealed run may read: _data_folders(), the runner itself, the
+    pages and the recorded runs beside them (a snippet about the runner reads them, as the
+    authoring page's run of the page rules reads descend.py's recorded values: an audited read,
+    so an input its cache entry is keyed on; never the notebooks), and an environment kept in
+    the repository (a .venv). Everything outside it stays readable."""
+    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    pages = []
+    with contextlib.suppress(OSError), os.scandir(DOCS) as entries:
+        pages = [Path(e.path) for e in entries if e.path != str(NOTEBOOKS)]
+    return [*_data_folders(), PACKAGE, *pages, *map(Path, sorted(prefixes))]
+
+
+@functools.cache
+def _outside_repository() -> tuple[str, ...]:
+    # Computed once in the zygote (docpipe.run.warm): the folders above the root seldom change.
+    return tuple(landlock.everything_but(str(ROOT), ()))
+
+
+def sealable() -> bool:
+    """Whether a run's child can seal itself (else the parent uses docpipe.run.tripwire)."""
+    return not os.environ.get(NO_LANDLOCK) and landlock.abi() >= 1
+
+
+def _seal(workdir: Path) -> str:
+    """Restrict this process for good, as the module docstring says: "landlock", or "" where
+    the kernel has none (the parent then compares the repository before and after the run)."""
+    if os.environ.get(NO_LANDLOCK):
+        return ""
+    inside = [str(p) for p in readable_inside() if str(p).startswith(str(ROOT) + os.sep)]
+    try:
+        landlock.restrict(
+            [str(workdir), os.devnull],
+            [*_outside_repository(), *inside],
+            listable=[str(SNIPPETS), str(DOCS), str(FIGURE_CODE.parent)],
+        )
+    except OSError:  # landlock.Unavailable, or a kernel that refuses the ruleset
+        return ""
+    return "landlock"
+
+
+def _job_folders(workdir: Path) -> None:
+    """Temporary files go to the job's folder, never /tmp (processes the snippet starts
+    inherit TMPDIR). The repository's modules import from their source (docpipe.run.sourceonly):
+    never from a stale .pyc an edit within a second of it hides behind, and none is written."""
+    for name in ("scratch", "tmp"):
+        (workdir / name).mkdir(exist_ok=True)
+    sys.dont_write_bytecode = True
+    sourceonly.install(str(ROOT), _SKIP)
+    tempfile.tempdir = str(workdir / "tmp")
+    os.environ.update(TMPDIR=str(workdir / "tmp"), PYTHONDONTWRITEBYTECODE="1")
+
+
+class _NoInput(io.TextIOBase):
+    """sys.stdin of a run: reading it is an error that names the snippet's line. A reader's
+    terminal would wait for typing there; a recorded run has nobody to type."""
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return 0
+
+    def isatty(self) -> bool:
+        return False
+
+    def read(self, size: int | None = -1) -> str:
+        raise RuntimeError(
+            "a snippet may not read standard input: a recorded run has no terminal to type in"
+        )
+
+    readline = read
+
+    def readlines(self, hint: int = -1) -> list[str]:
+        return [self.read()]
+
+    @property
+    def buffer(self):
+        self.read()
+
+
+def _no_input() -> None:
+    # fd 0 is open for writing only: a process the snippet starts that reads it fails
+    # (EBADF, "Bad file descriptor"), instead of reading nothing as from /dev/null.
+    fd = os.open(os.devnull, os.O_WRONLY)
+    if fd != 0:
+        os.dup2(fd, 0)
+        os.close(fd)
+    sys.stdin = sys.__stdin__ = _NoInput()
+
+
+def _cap_files() -> None:
+    """No file a run writes, its output among them, grows past FILE_CAP: an endless print
+    stops at once (OSError EFBIG for this process; a process it starts is killed by SIGXFSZ or
+    gets EFBIG), instead of filling the job's file system until the timeout."""
+    if resource is not None:  # not on Windows
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_CAP, FILE_CAP))
+
+
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _reap_descendants() -> None:
+    """Make this process the reaper of every process the snippet starts: one whose parent ends
+    (a daemon's double fork) is adopted by this process, not by init, so none escapes the
+    sweep at the end of the run. Its own process group too, for the parent to kill at once."""
+    if sys.platform == "linux":  # elsewhere the parent kills the process group at a timeout
+        ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    with contextlib.suppress(OSError, AttributeError):  # no process groups on Windows
+        os.setpgid(0, 0)
+
+
+def children() -> list[int]:
+    """The pids of this process's children, of every thread."""
+    found = []
+    with contextlib.suppress(OSError), os.scandir("/proc/self/task") as tasks:
+        for task in tasks:
+            with contextlib.suppress(OSError), open(f"{task.path}/children") as f:
+                found += [int(pid) for pid in f.read().split()]
+    return found
+
+
+def end_children(
+    keep: set[int] = frozenset(), groups: set[int] = frozenset()
+) -> list[tuple[int, list[str]]]:
+    """Kill every child of this process but `keep` and those in a process group of `groups`,
+    and every process they leave (adopted by this one, its reaper), until none is left; return
+    the (pid, command) of each one that was still running. One that had already ended is
+    collected without a word."""
+    ended: list[tuple[int, list[str]]] = []
+    for _ in range(1000):
+        found = []
+        for pid in children():
+            if pid in keep:
+                continue
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as f:
+                    state, _, group = f.read().rsplit(b")", 1)[1].split()[:3]
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    command = [os.fsdecode(w) for w in f.read().split(b"\0") if w]
+            except (OSError, ValueError):
+                continue
+            if int(group) in groups:
+                continue
+            found.append(pid)
+            if state != b"Z":
+                ended.append((pid, command))
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+        if not found:
+            break
+        for pid in found:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+    return ended
+
+
+def describe(ended: list[tuple[int, list[str]]]) -> str:
+    return ", ".join(f"pid {pid} ({shlex.join(command) or '?'})" for pid, command in ended)
+
+
+def _end_what_it_started(snippet: Snippet, result: Result, stream, started_by) -> None:
+    """At the end of the snippet: kill what it left running and fail naming it; fail too when
+    something it started printed after it ended (that output is not on its page)."""
+    end = stream.tell()
+    ended = end_children()
+    late = os.fstat(stream.fileno()).st_size - end
+    refused = _refused_writes(stream, end) if started_by else []
+    if not ended and late <= 0 and not refused:
+        return
+    lines = {line for command, line in started_by if line}
+    exact = {line for command, line in started_by for _, c in ended if c == command and line}
+    line = min(exact or (lines if len(lines) == 1 else {0}))
+    where = f"{snippet.name}:{line}" if line else snippet.name
+    said = []
+    if ended:
+        said.append(
+            "left processes running when it ended, which the runner killed (what they would"
+            f" have printed is not recorded): {describe(ended)}"
+        )
+    if late > 0:
+        said.append(f"a process it started printed {late} bytes after it ended (not recorded)")
+    if refused:
+        said.append(
+            "a process it started was refused a write into the repository, which only the"
+            f" scratch folder may take; it printed: {refused[0].strip()[:300]}"
+        )
+    if result.status == "error" and not ended and late <= 0:
+        return  # the snippet failed already, at its own line (a refusal it did not survive)
+    result.status, result.error = "error", f"{where}: " + "; ".join(said)
+
+
+# The kernel's words for a refused write (Landlock answers EACCES; a link or rename across
+# folders, EXDEV), as a process the snippet starts prints them beside the path it was refused.
+_REFUSALS = (os.strerror(errno.EACCES), os.strerror(errno.EXDEV))
+
+
+def _refused_writes(stream, end: int) -> list[str]:
+    """Lines of the run's output in which a process the snippet started says that a path of
+    the repository was refused it: the kernel refused that write (Landlock), and the process
+    may have gone on without failing, so the runner fails the run instead."""
+    with open(stream.buffer.name, "rb") as written:  # the output file, in the job's folder
+        data = written.read(end).decode("utf-8", "replace")
+    root = str(ROOT) + os.sep
+    return [
+        line
+        for line in data.splitlines()
+        if root in line and any(refusal in line for refusal in _REFUSALS)
+    ]
+
+
+def _unseen_reads(snippet: Snippet, inputs: dict[str, str]) -> list[str]:
+    """Result.reads: the data files a run could read that no audit hook sees it read."""
+    found = set()
+    for top in _data_folders():
+        if top.is_file():
+            paths = [top]
+        else:
+            paths = [p for p in top.rglob("*") if p.is_file() and not _tool_file(p, top)]
+        found.update(
+            p.relative_to(ROOT).as_posix() for p in paths if p.suffix not in {".py", ".pyc"}
+        )
+    return sorted(found - set(inputs))
+
+
+def _tool_file(path: Path, top: Path) -> bool:
+    """A file no snippet's data is: bytecode, or anything in a hidden folder or file (a tool's
+    cache such as .ruff_cache, which differs from one machine to the next)."""
+    parts = path.relative_to(top).parts
+    return "__pycache__" in parts or any(part.startswith(".") for part in parts)
+
+
+def _figures(snippet: Snippet, namespace: dict) -> dict[str, str]:
+    try:
+        return figures.draw(snippet, namespace)
+    except Exception as e:
+        code = str(snippet.figure_code)
+        frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename != __file__]
+        where = next(
+            (
+                f"{f.filename}:{f.lineno}"
+                for f in reversed(frames)
+                if f.filename.startswith(str(snippet.figure_code.parent))
+            ),
+            code,
+        )
+        detail = "".join(traceback.format_list(frames[-6:]))
+        raise _Failure(
+            f"{snippet.name}: its figure code failed at {where.replace(str(ROOT) + '/', '')}:"
+            f" {type(e).__name__}: {e}\n{detail}"
+        ) from None
+
+
+class _Failure(Exception):
+    pass
+
+
+def _limit_threads(threads: int) -> None:
+    # Several children share the cores: cap each one's pools so they do not fight over them.
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[name] = str(threads)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(threads)
+
+
+def reseed() -> None:
+    # A forked child inherits the parent's random state; a fresh interpreter would not.
+    random.seed()
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed()
+    if "torch" in sys.modules:
+        # The CPU generator: a fresh interpreter seeds it from the OS, and seeds the others
+        # (CUDA and the like) only when they start, which a forked child's have not.
+        sys.modules["torch"].default_generator.seed()
+
+
+RUNNER = str(PACKAGE)  # keyed as a whole by the cache, not per run
+_SKIP = (str(ROOT / ".venv"), str(ROOT / ".git"), sys.prefix, sys.base_prefix, RUNNER)
+
+
+def _input_path(path: str) -> str | None:
+    """The repository file a read depends on (a .pyc stands for its source), or None."""
+    path = os.path.abspath(path)
+    if not path.startswith(str(ROOT) + os.sep) or path.startswith(_SKIP):
+        return None
+    if f"{os.sep}__pycache__{os.sep}" in path and path.endswith(".pyc"):
+        import importlib.util
+
+        try:
+            path = importlib.util.source_from_cache(path)
+        except ValueError:
+            return None
+    return path
+
+
+def _fingerprint(result: Result, path: str) -> None:
+    relative = os.path.relpath(path, ROOT)
+    if relative not in result.inputs:
+        try:
+            with open(path, "rb") as f:
+                result.inputs[relative] = hashlib.sha256(f.read()).hexdigest()
+        except OSError:
+            result.inputs[relative] = ABSENT
+
+
+class _ImportRecorder:
+    """Names every module this run imports, and which of them were asked for by code that was
+    already loaded (the snippet, its local modules, or a warm package importing lazily, as torch
+    imports torch._dynamo on a first optimizer step). Those are what the zygote imports next
+    time; the rest come with them. Reading new names off sys.modules instead would touch every
+    name the zygote imported, and so copy the memory pages holding them."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.seen: set[str] = set()
+        self.asked: list[str] = []
+
+    def find_spec(self, name, path=None, target=None):
+        frame = sys._getframe(1)
+        while frame and frame.f_code.co_filename.startswith("<frozen importlib"):
+            frame = frame.f_back
+        caller = frame.f_globals.get("__name__") if frame else None
+        local = frame is not None and _input_path(frame.f_code.co_filename) is not None
+        if local or caller not in self.seen:
+            self.asked.append(name)
+        self.names.append(name)
+        self.seen.add(name)
+        return None  # the next finder imports it
+
+
+def _note_local_modules(result: Result, imports: _ImportRecorder) -> None:
+    # An import can be served from a .pyc without opening the source: fingerprint the source of
+    # every repository module the run imported. Local modules are never preloaded by the zygote.
+    installed = set()
+    for name in dict.fromkeys(imports.names):
+        found = getattr(sys.modules.get(name), "__file__", None)
+        path = _input_path(found) if isinstance(found, str) else None
+        if path:
+            _fingerprint(result, path)
+        elif isinstance(found, str) and not found.startswith(RUNNER):
+            installed.add(name)
+    result.imported = sorted(installed.intersection(imports.asked))
+
+
+# Audit events of a call that changes the file system, and the positions of its paths.
+_FOLLOWED = {"os.link", "os.truncate", "os.chmod", "os.chown", "os.utime", "shutil.copyfile"}
+_CHANGES = {
+    "os.remove": (0,),
+    "os.rmdir": (0,),
+    "os.mkdir": (0,),
+    "os.rename": (0, 1),
+    "os.link": (0, 1),
+    "os.symlink": (1,),
+    "os.truncate": (0,),
+    "os.chmod": (0,),
+    "os.chown": (0,),
+    "os.utime": (0,),
+    "shutil.rmtree": (0,),
+    "shutil.copyfile": (1,),
+    "shutil.move": (0, 1),
+}
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+_STARTS = ("subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.fork", "os.spawn")
+
+
+def _watch_repository_files(result: Result) -> list[tuple[list[str], int]]:
+    """Fingerprint every repository file the run opens to read; refuse, by name, a Python
+    call that would change one (the kernel refuses every route anyway, where it can: this
+    names the file, and is what refuses where it cannot). Returns the list the hook fills
+    with (command, snippet line) of every process the snippet starts."""
+    busy = False
+    started: list[tuple[list[str], int]] = []
+
+    def refuse(path, follow: bool = True) -> None:
+        if not isinstance(path, str | bytes | os.PathLike):
+            return
+        path = os.fsdecode(path)
+        if follow:
+            path = os.path.realpath(path)
+        else:  # the call acts on a last link itself, not on what it points to
+            path = os.path.join(
+                os.path.realpath(os.path.dirname(path) or "."), os.path.basename(path)
+            )
+        path = _input_path(path)
+        if path is None:
+            return
+        relative = os.path.relpath(path, ROOT)
+        if relative not in result.writes:
+            result.writes.append(relative)
+        raise PermissionError(f"snippets may not write into the repository ({relative})")
+
+    def hook(event: str, args: tuple) -> None:
+        nonlocal busy
+        if busy:
+            return
+        if event == "open":
+            if not isinstance(args[0], str | bytes | os.PathLike):
+                return
+            mode, flags = args[1], args[2] if len(args) > 2 else 0
+            writing = any(c in mode for c in "wax+") if isinstance(mode, str) else False
+            if isinstance(flags, int) and mode is None:
+                writing = bool(flags & _WRITE_FLAGS)
+            if writing:
+                refuse(args[0])
+                return
+            path = _input_path(os.path.realpath(os.fsdecode(args[0])))
+            if path is None:
+                return
+            busy = True  # fingerprinting opens the file too
+            try:
+                _fingerprint(result, path)
+            finally:
+                busy = False
+        elif event in _CHANGES:
+            for i in _CHANGES[event]:
+                if i < len(args):
+                    refuse(args[i], follow=event in _FOLLOWED)
+        elif event.startswith(_STARTS):
+            command = args[1] if event == "subprocess.Popen" else args[0]
+            if isinstance(command, str | bytes):
+                command = [os.fsdecode(command)]
+            words = [os.fsdecode(c) for c in command or [] if isinstance(c, str | bytes)]
+            started.append((words, _snippet_line()))
+
+    sys.addaudithook(hook)
+    return started
+
+
+def _snippet_line() -> int:
+    """The line of __main__'s code (the snippet) the current call came from, or 0."""
+    frame = sys._getframe(1)
+    main = sys.modules.get("__main__")
+    source = getattr(main, "__file__", None)
+    while frame is not None:
+        if frame.f_code.co_filename == source:
+            return frame.f_lineno
+        frame = frame.f_back
+    return 0
+
+
+def _capture_output(path: Path) -> io.TextIOWrapper:
+    # One file behind fd 1, fd 2, sys.stdout and sys.stderr: Python and C writes, stdout and
+    # stderr, all land in the order a terminal would show them.
+    stream = io.TextIOWrapper(
+        io.FileIO(path, "w"), encoding="utf-8", errors="backslashreplace", write_through=True
+    )
+    for fd in (1, 2):
+        os.dup2(stream.fileno(), fd)
+    sys.stdout = sys.stderr = stream
+    return stream
+
+
+def _main_module(snippet: Snippet) -> types.ModuleType:
+    module = types.ModuleType("__main__")
+    module.__file__ = str(snippet.source)
+    module.__builtins__ = builtins
+    module.__spec__ = None
+    sys.modules["__main__"] = module
+    sys.argv = [snippet.name]
+    sys.path.insert(0, str(snippet.source.parent))
+    return module
+
+
+def _run_chunks(snippet: Snippet, module, stream, result: Result) -> None:
+    source = snippet.source.read_bytes()
+    result.inputs[os.path.relpath(snippet.source, ROOT)] = hashlib.sha256(source).hexdigest()
+    text = source.decode("utf-8-sig")  # a byte order mark is allowed, as python allows it
+    try:
+        chunks = sections.split(text, str(snippet.source), snippet.name)
+    except SyntaxError as e:
+        traceback.print_exception(e, limit=0)
+        raise _Failure(f"{snippet.name}:{e.lineno}: SyntaxError: {e.msg}") from None
+    except sections.SectionError as e:
+        raise _Failure(str(e)) from None
+    for chunk in chunks:
+        try:
+            exec(chunk.code, vars(module))
+        except SystemExit as e:
+            result.sections.append((chunk.section, stream.tell()))
+            _exit(snippet, e)
+            return
+        except BaseException as e:
+            with contextlib.suppress(OSError):  # the output may be full (FILE_CAP)
+                traceback.print_exception(e.with_traceback(e.__traceback__.tb_next))
+            result.failed_section, result.failed_line = chunk.section, _innermost_line(e, snippet)
+            where = f":{result.failed_line}" if result.failed_line else ""
+            raise _Failure(
+                f"{snippet.name}{where}: {type(e).__name__}: {e}{_why(e, result.sealed)}"
+            ) from None
+        result.sections.append((chunk.section, stream.tell()))
+
+
+SEAL_RULE = (
+    "a snippet may change files only in its scratch folder, and read, of the repository, only"
+    " snippets/, the runner (scripts/) and the pages"
+)
+
+
+def _why(e: BaseException, sealed: str) -> str:
+    """What the runner adds to an error its own limits caused (or may have caused)."""
+    if isinstance(e, OSError) and e.errno == errno.EFBIG:
+        cap = FILE_CAP >> 20
+        return f" (the runner caps every file a run writes, its output among them, at {cap} MiB)"
+    if not sealed:
+        return ""
+    if isinstance(e, OSError) and e.errno in (errno.EACCES, errno.EXDEV):
+        return f" (refused by the runner: {SEAL_RULE})"
+    if type(e).__name__ == "CalledProcessError":  # its output says what it was refused
+        return f" (the runner holds every process a snippet starts to its rule: {SEAL_RULE})"
+    return ""
+
+
+def _exit(snippet: Snippet, e: SystemExit) -> None:
+    if e.code is None or e.code == 0:
+        return
+    if not isinstance(e.code, int):
+        print(e.code, file=sys.stderr)
+    raise _Failure(f"{snippet.name}: exited with status {e.code if isinstance(e.code, int) else 1}")
+
+
+def _innermost_line(e: BaseException, snippet: Snippet) -> int:
+    line = 0
+    for frame, lineno in traceback.walk_tb(e.__traceback__):
+        if frame.f_code.co_filename == str(snippet.source):
+            line = lineno
+    return line
+
+
+def _values(snippet: Snippet, templates: dict[str, str], namespace: dict) -> dict[str, str]:
+    values = {}
+    for name, template in templates.items():
+        try:
+            values[name] = eval("f" + repr(template), dict(namespace))
+        except Exception as e:
+            raise _Failure(
+                f"snippets/snippets.toml: value '{name}' of {snippet.name}"
+                f" ({template}) failed: {type(e).__name__}: {e}"
+            ) from None
+    return values

@@ -1,0 +1,464 @@
+"""Run snippets in child processes, several at once, each with its own deadline.
+
+Where fork is safe (Linux), every child is forked from the runner's zygote (docpipe.run.zygote),
+which imports torch and matplotlib once: the import is paid once per process, while each
+snippet still gets a process of its own. The zygote starts as a fresh interpreter with the
+runner's fixed environment (PYTHONHASHSEED=0 among it), so the children are the same whichever
+process asks for them: regen.py, the tests, or `mkdocs serve`. Elsewhere each child is a fresh
+interpreter (spawn), which is slower and equally correct.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import json
+import multiprocessing
+import os
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from multiprocessing.connection import wait
+from pathlib import Path
+
+from docpipe.project import ABSENT, FIGURE_CODE, ROOT, SNIPPETS
+from docpipe.run import execute, tripwire, zygote
+from docpipe.run.environment import VERSIONED
+from docpipe.run.execute import Job, Result
+from docpipe.run.machine import default_jobs
+
+OUTPUT_CAP = 1 << 20  # bytes; more than a page could ever show
+
+
+@dataclass
+class Outcome:
+    key: str
+    result: Result
+    output: bytes
+    seconds: float  # wall time of the child, start to exit
+
+
+HEAVY = VERSIONED  # slow to import, safe to import before a fork
+
+
+def heavy_imports(sources: Iterable[Path]) -> tuple[str, ...]:
+    """The heavy modules the snippets (or their figure code) import, to import once up front."""
+    wanted = set()
+    for source in sources:
+        figure_code = FIGURE_CODE / source.relative_to(SNIPPETS)
+        for path in (source, figure_code):
+            if not path.is_file():
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+            wanted |= {m for m in HEAVY if re.search(rf"^\s*(import|from)\s+{m}\b", text, re.M)}
+            if path == figure_code:
+                wanted.add("matplotlib")
+    return tuple(m for m in HEAVY if m in wanted)
+
+
+@contextlib.contextmanager
+def run_environment(**extra: str):
+    """os.environ as a child process must start with; restored afterwards."""
+    saved = dict(os.environ)
+    os.environ.update({**execute.RUN_ENV, **extra})
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@contextlib.contextmanager
+def _main_not_rerun():
+    """multiprocessing re-runs the parent's main script in every child (as __mp_main__) unless
+    __main__ reads as a module named "__main__"; a child runs only execute.child_main, so this
+    skips a per-snippet import of the whole command line (or of the test runner)."""
+    import importlib.machinery
+
+    main = sys.modules["__main__"]
+    saved = getattr(main, "__spec__", None)
+    main.__spec__ = importlib.machinery.ModuleSpec("__main__", None)
+    try:
+        yield
+    finally:
+        main.__spec__ = saved
+
+
+def run(
+    jobs: Iterable[tuple[str, dict[str, str], float]],
+    parallel: int,
+    fork: bool,
+    on_start: Callable[[str], None] = lambda key: None,
+    on_done: Callable[[Outcome], None] = lambda outcome: None,
+    threads: int | None = None,
+    warm: Iterable[str] = HEAVY,
+    hash_seed: str | None = None,
+    extras: Mapping[str, list[str]] | None = None,
+) -> dict[str, Outcome]:
+    """Run (key, values, timeout) jobs; return each snippet's Outcome. The zygote imports `warm`;
+    a snippet whose `extras` (what its last run imported) name a module it lacks forks from the
+    extended zygote.
+    `hash_seed` other than the runner's 0 needs fork=False: forked children share its seed."""
+    threads = threads or max(1, default_jobs() // parallel)
+    if not execute.sealable():  # one at a time, each compared before and after
+        parallel = 1
+        on_start, on_done = tripwire.guarded(on_start, on_done)
+    pending = [(Job(key, values, threads, ""), limit) for key, values, limit in jobs]
+    if fork:
+        return _run_forked(pending, parallel, on_start, on_done, zygote.shared(warm), extras or {})
+    return _run_spawned(pending, parallel, on_start, on_done, hash_seed)
+
+
+@dataclass
+class _Running:
+    job: Job
+    timeout: float
+    extended: bool = False  # the zygote sent it to the extended zygote
+    started: float | None = None  # set when the zygote reports the fork (it may be warming)
+    pid: int | None = None
+    killed: str = ""  # why it was killed
+
+
+def _run_forked(pending, parallel, on_start, on_done, z, extras) -> dict[str, Outcome]:
+    running: dict[str, _Running] = {}
+    outcomes: dict[str, Outcome] = {}
+
+    def stopped(which: list[_Running], why: str) -> None:
+        for r in which:
+            seconds = time.monotonic() - (r.started or time.monotonic())
+            outcomes[r.job.key] = _collect(r.job, None, seconds, f"stopped: {why}")
+            on_done(outcomes[r.job.key])
+            del running[r.job.key]
+
+    def started(z: zygote.Zygote) -> zygote.Zygote:
+        nonlocal extended_ready, missing
+        extended_ready, missing = False, None  # missing: what the zygote lacks, once it says
+        z.extend(e for job, _ in pending for e in extras.get(job.key, []))
+        return z
+
+    extended_ready, missing = False, None
+    z = started(z)
+
+    def waits(job: Job) -> bool:
+        """Whether the job may wait for the extended zygote's imports."""
+        wanted = extras.get(job.key, [])
+        return bool(wanted) if missing is None else not missing.isdisjoint(wanted)
+
+    try:
+        while pending or running:
+            while pending and len(running) < parallel:
+                job, timeout = pending.pop(_next(pending, waits, extended_ready))
+                key = job.key
+                job.workdir = _workdir()
+                on_start(key)
+                z.fork(job, extras.get(key, []))
+                running[key] = _Running(job, timeout)
+            deadlines = [
+                r.started + r.timeout for r in running.values() if r.started and not r.killed
+            ]
+            wait_for = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+            try:
+                events = z.events(wait_for)
+            except zygote.ZygoteDied as e:  # a snippet can kill its parent: fail what ran
+                stopped(list(running.values()), str(e))
+                z = started(zygote.shared(z.warmed))
+                continue
+            for event in events:
+                if "missing" in event:
+                    missing = set(event["missing"])
+                    continue
+                if "extended_ready" in event:
+                    extended_ready = True
+                    continue
+                if "extended_exit" in event:
+                    extended_ready = False
+                    why = f"the runner's zygote ended (exit status {event['extended_exit']})"
+                    stopped([r for r in running.values() if r.extended], why)
+                    continue
+                r = running[event["key"]]
+                if "via" in event:
+                    r.extended = True
+                    continue
+                if "pid" in event:
+                    r.started, r.pid = time.monotonic(), event["pid"]
+                    continue
+                del running[event["key"]]
+                seconds = time.monotonic() - r.started
+                outcome = _collect(r.job, event["exit"], seconds, r.killed, event.get("left"))
+                outcomes[r.job.key] = outcome
+                on_done(outcome)
+            for r in running.values():
+                if r.started and not r.killed and time.monotonic() >= r.started + r.timeout:
+                    zygote.kill(r.pid)
+                    r.killed = f"timed out after {r.timeout:g} s"
+    finally:
+        _abandon(z, running)
+    return outcomes
+
+
+# A job's folder (its output, its result, the snippet's scratch working directory) lives for
+# one run: in memory where Linux offers it, since creating and removing one on a disk's file
+# system cost 0.36 ms a snippet here, against 0.07 ms in /dev/shm. Not where /dev/shm is small
+# (a container's is often 64 MiB): a snippet must not fail for want of room a disk would have.
+IN_MEMORY = "/dev/shm"
+IN_MEMORY_ROOM = 1 << 30  # bytes free in it, at least
+
+
+JOB_FOLDER = re.compile(r"^docpipe-(?P<pid>\d+)-")  # named by the runner that made it
+
+
+def _workdir() -> str:
+    _sweep()
+    return tempfile.mkdtemp(prefix=f"docpipe-{os.getpid()}-", dir=_in_memory())
+
+
+@functools.cache
+def _sweep() -> None:
+    """Once a process: remove the job folders of runners that are gone (a killed regen's)."""
+    from docpipe.recorded.writing import alive
+
+    for folder in dict.fromkeys([IN_MEMORY, tempfile.gettempdir()]):  # wherever they were
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            for entry in entries:
+                m = JOB_FOLDER.match(entry.name)
+                if m and not alive(int(m["pid"])) and entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+
+
+@functools.cache
+def _in_memory() -> str | None:
+    try:
+        room = os.statvfs(IN_MEMORY)
+    except OSError:
+        return None
+    roomy = room.f_bavail * room.f_frsize >= IN_MEMORY_ROOM
+    return IN_MEMORY if roomy and os.access(IN_MEMORY, os.W_OK | os.X_OK) else None
+
+
+def _next(pending: list, waits: Callable[[Job], bool], extended_ready: bool) -> int:
+    """The index of the job to start next: the first, unless it waits for the extended zygote's
+    imports while a job that needs none of them could use the free core meanwhile."""
+    if extended_ready or not waits(pending[0][0]):
+        return 0
+    return next((i for i, (job, _) in enumerate(pending) if not waits(job)), 0)
+
+
+def _abandon(z: zygote.Zygote, running: dict[str, _Running]) -> None:
+    """Kill what still runs after an interruption and wait for the zygote to report it, so
+    that no late report reaches the next run."""
+    for r in running.values():
+        zygote.kill(r.pid)
+    deadline = time.monotonic() + 10
+    with contextlib.suppress(zygote.ZygoteDied):
+        while running and time.monotonic() < deadline:
+            for event in z.events(max(0.0, deadline - time.monotonic())):
+                if "pid" in event:
+                    zygote.kill(event["pid"])
+                elif "exit" in event:
+                    shutil.rmtree(running.pop(event["key"]).job.workdir, ignore_errors=True)
+
+
+def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, Outcome]:
+    """Each snippet in a fresh interpreter (multiprocessing's spawn): where fork is unsafe, and
+    for the audit's second run with another hash seed."""
+    context = multiprocessing.get_context("spawn")
+    running: dict[int, tuple[multiprocessing.Process, Job, float, float]] = {}
+    outcomes: dict[str, Outcome] = {}
+    try:
+        while pending or running:
+            while pending and len(running) < parallel:
+                job, timeout = pending.pop(0)
+                key = job.key
+                job.workdir = _workdir()
+                process = context.Process(target=execute.child_main, args=(job,), daemon=True)
+                on_start(key)
+                started = time.monotonic()
+                seed = {} if hash_seed is None else {"PYTHONHASHSEED": hash_seed}
+                with run_environment(**seed), _main_not_rerun():
+                    process.start()
+                running[process.sentinel] = (process, job, started, started + timeout)
+            now = time.monotonic()
+            soonest = min(deadline for *_, deadline in running.values())
+            for sentinel in wait(list(running), timeout=max(0.0, soonest - now)):
+                process, job, started, _ = running.pop(sentinel)
+                process.join()
+                outcome = _collect(job, process.exitcode, time.monotonic() - started)
+                outcomes[job.key] = outcome
+                on_done(outcome)
+            for sentinel, (process, job, started, deadline) in list(running.items()):
+                if time.monotonic() >= deadline:
+                    left = _group(process.pid)  # what it started (its process group)
+                    with contextlib.suppress(OSError, AttributeError):  # none on Windows
+                        os.killpg(process.pid, signal.SIGKILL)
+                    process.kill()
+                    process.join()
+                    del running[sentinel]
+                    timeout = deadline - started
+                    why = f"timed out after {timeout:g} s"
+                    outcome = _collect(job, None, timeout, why, execute.describe(left))
+                    outcomes[job.key] = outcome
+                    on_done(outcome)
+    finally:
+        for process, job, *_ in running.values():
+            process.kill()
+            process.join()
+            shutil.rmtree(job.workdir, ignore_errors=True)
+    return outcomes
+
+
+def _group(leader: int) -> list[tuple[int, list[str]]]:
+    """The (pid, command) of every process in the process group `leader` leads, but it."""
+    found = []
+    try:
+        pids = list(filter(str.isdigit, os.listdir("/proc")))
+    except OSError:  # no /proc (macOS): the group is killed unnamed
+        pids = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                command = [os.fsdecode(w) for w in f.read().split(b"\0") if w]
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == leader and int(pid) != leader and fields[0] != b"Z":
+            found.append((int(pid), command))
+    return found
+
+
+def _collect(
+    job: Job, exitcode: int | None, seconds: float, error: str = "", left: str | None = None
+) -> Outcome:
+    """The outcome of a child that ended; `left`: what it left running, which was killed."""
+    name = f"snippets/{job.key}.py"
+    result = Result()
+    try:
+        if not error and job.result.exists():
+            try:
+                result = parsed(job.result.read_bytes(), job.key)
+            except (OSError, MalformedResult) as e:
+                error = f"its run left a malformed result ({e}); nothing of it is trusted"
+            else:
+                if result.status == "ok" and not result.sealed and execute.sealable():
+                    error = "ran unsealed: its process could not restrict itself with Landlock"
+        elif not error:
+            error = _death(exitcode)
+        try:
+            with open(job.output, "rb") as f:
+                output = f.read(OUTPUT_CAP + 1)
+        except FileNotFoundError:  # the child died before it could capture anything
+            output = b""
+        if len(output) > OUTPUT_CAP and result.status == "ok":
+            size = os.path.getsize(job.output)
+            error = f"printed {size / (1 << 20):.1f} MiB; the cap is {OUTPUT_CAP >> 20} MiB"
+        output = output[:OUTPUT_CAP]
+    finally:
+        shutil.rmtree(job.workdir, ignore_errors=True)
+    if left:
+        said = f"left processes running, which the runner killed: {left}"
+        error = f"{error}; {said}" if error else said
+        if result.status == "error":
+            result.error, error = f"{result.error}\n  {name}: {error}", ""
+    if error:
+        result.status, result.error = "error", f"{name}: {error}"
+    return Outcome(job.key, result, output, seconds)
+
+
+class MalformedResult(ValueError):
+    """The child's result.json is not what execute.child_main writes (a snippet can replace
+    json.dumps, builtins.len, os.path...: nothing it wrote is trusted unchecked)."""
+
+
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+_TYPES = {
+    "status": str,
+    "error": str,
+    "sections": list,
+    "values": dict,
+    "figures": dict,
+    "inputs": dict,
+    "writes": list,
+    "imported": list,
+    "reads": list,
+    "sealed": str,
+    "failed_section": (str, type(None)),
+    "failed_line": int,
+    "run_seconds": (int, float),
+    "figure_seconds": (int, float),
+}
+
+
+def parsed(data: bytes, key: str) -> Result:
+    """The Result a child wrote for snippets/<key>.py, checked field by field; MalformedResult
+    says what is wrong."""
+    try:
+        fields = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise MalformedResult(f"not JSON: {e}") from None
+    if not isinstance(fields, dict):
+        raise MalformedResult(f"a JSON {type(fields).__name__}, not an object")
+    known = {f.name for f in dataclasses.fields(Result)}
+    for name, value in fields.items():
+        if name not in known:
+            raise MalformedResult(f"unknown field {name!r}")
+        want = _TYPES.get(name, object)
+        if not isinstance(value, want) or isinstance(value, bool) and want is not object:
+            raise MalformedResult(f"{name} is a {type(value).__name__}")
+    if fields.get("status", "ok") not in ("ok", "error"):
+        raise MalformedResult(f"status {fields['status']!r}")
+    for name in ("values", "figures", "inputs"):
+        for k, v in fields.get(name, {}).items():
+            if not isinstance(v, str):
+                raise MalformedResult(f"{name}[{k!r}] is a {type(v).__name__}")
+    for name in ("writes", "imported", "reads"):
+        for item in fields.get(name, []):
+            if not isinstance(item, str):
+                raise MalformedResult(f"{name} holds a {type(item).__name__}")
+    for relative, digest in fields.get("inputs", {}).items():
+        if not _repository_file(relative):
+            raise MalformedResult(f"input {relative!r} is no repository file path")
+        if digest != ABSENT and not _DIGEST.fullmatch(digest):
+            raise MalformedResult(f"input {relative!r} has digest {digest[:80]!r}")
+    if fields.get("status", "ok") == "ok":
+        for relative in (f"snippets/{key}.py", f"scripts/figures/{key}.py"):
+            if relative not in fields.get("inputs", {}):
+                raise MalformedResult(f"its inputs do not name {relative}")
+    for relative, digest in fields.get("inputs", {}).items():
+        if digest != ABSENT and not (ROOT / relative).exists():
+            raise MalformedResult(f"input {relative!r} has a digest but no file")
+    for relative in fields.get("reads", []):
+        if not _repository_file(relative):
+            raise MalformedResult(f"read {relative!r} is no repository file path")
+    last = 0
+    for item in fields.get("sections", []):
+        ok = isinstance(item, list) and len(item) == 2
+        if not ok or not isinstance(item[0], str | None) or type(item[1]) is not int:
+            raise MalformedResult(f"section {str(item)[:80]} is not [name, offset]")
+        if item[1] < last:
+            raise MalformedResult(f"section {item[0]!r} ends at {item[1]}, before {last}")
+        last = item[1]
+    fields["sections"] = [tuple(item) for item in fields.get("sections", [])]
+    return Result(**fields)
+
+
+def _repository_file(relative: str) -> bool:
+    """A repository-relative POSIX path of a file: not absolute, no '.', '..' or empty part."""
+    parts = relative.split("/")
+    return (
+        bool(relative)
+        and not relative.startswith("/")
+        and all(p not in ("", ".", "..") for p in parts)
+        and "\0" not in relative
+    )
+
+
+def _death(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        return f"was killed by signal {signal.Signals(-exitcode).name}"
+    return f"ended without a result (exit status {exitcode})"

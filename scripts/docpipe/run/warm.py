@@ -1,0 +1,78 @@
+"""Imported once by the zygote that every snippet's process is forked from: it pays the slow
+imports (DOCPIPE_WARM, comma-separated) once instead of once per snippet.
+
+Every child needs the runner itself, so it is imported here too; the rest of the list is the
+heavy packages the snippets import. The extended zygote then loads what the snippets' last
+runs asked for beyond them (docpipe.recorded.cache.imports_by_snippet).
+A module that fails to import here is skipped silently on purpose: each snippet that imports it
+then fails in its own process with the real error, named, and the other snippets run.
+"""
+
+import contextlib
+import importlib
+import os
+import sys
+
+from docpipe import sections
+from docpipe.run import execute  # noqa: F401  (every child runs execute.child_main)
+
+# With matplotlib, what the runner itself draws with: pyplot, the Agg backend (MPLBACKEND in
+# execute.RUN_ENV, loaded on the first figure) and the SVG backend figures are saved with.
+WITH_MATPLOTLIB = (
+    "matplotlib.pyplot",
+    "matplotlib.backends.backend_agg",
+    "matplotlib.backends.backend_svg",
+)
+
+
+def load(names) -> None:
+    for name in names:
+        with contextlib.suppress(BaseException):
+            importlib.import_module(name)
+            if name == "matplotlib":
+                for module in WITH_MATPLOTLIB:
+                    importlib.import_module(module)
+
+
+sections.preprocessor()  # every child reads its snippet's sections with pymdownx's grammar
+load(filter(None, os.environ.get("DOCPIPE_WARM", "").split(",")))
+execute.reseed()  # the first call pays lazy set-up (numpy's is ~9 ms); each child reseeds anyway
+execute._outside_repository()  # what every child's seal lets it read outside the repository
+
+
+def _first_gradient() -> None:
+    # torch sets up its CPU kernels, autograd engine and allocator on first use, and imports a
+    # module on the first print of a tensor: paid here once, not in every child. (A backward()
+    # given its gradient imports sympy, 0.5 s: left to the extended zygote of the few snippets
+    # that do it.) Nothing a snippet can observe changes: the random state is reseeded in each
+    # child, and one thread means no thread pool for a child to inherit.
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    w = torch.randn(8, 8, requires_grad=True)
+    with torch.no_grad():
+        w.mul_(1.0)
+    y = (torch.randn(2, 8) @ w).pow(2).mean()
+    y.backward()
+    repr(y)
+    torch.set_num_threads(threads)
+
+
+# The files on the stack torch.manual_seed() keeps (for a lazy GPU start): it reads each one's
+# source into linecache. Read here once, with the runner's own, not in every child that seeds.
+SEED_STACK = ("torch.random", "torch.cuda.random", "torch.xpu", "torch.xpu.random", "torch.mtia")
+
+
+def _stack_sources() -> None:
+    import linecache
+
+    for module in (execute, sys.modules["__main__"], *map(sys.modules.get, SEED_STACK)):
+        if getattr(module, "__file__", None):
+            linecache.getlines(module.__file__)
+
+
+if "torch" in sys.modules:
+    with contextlib.suppress(Exception):
+        _first_gradient()
+        _stack_sources()
