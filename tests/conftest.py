@@ -206,6 +206,9 @@ def sandbox(tmp_path):
         ignore=shutil.ignore_patterns("__pycache__"),
     )
     shutil.copy(ROOT / "scripts" / "regen.py", root / "scripts" / "regen.py")
+    # what MkDocs' config loader checks exists: the hooks file and the theme's custom_dir
+    shutil.copy(ROOT / "scripts" / "mkdocs_hooks.py", root / "scripts" / "mkdocs_hooks.py")
+    shutil.copytree(ROOT / "overrides", root / "overrides")
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     nav = "nav:\n  - index.md\n  - notebooks/index.ipynb\n"
     (root / "mkdocs.yml").write_text(re.sub(r"(?ms)^nav:\n.*?\n\n", nav + "\n", config))

@@ -1,26 +1,30 @@
-"""The naming rule: a snippet's path is the key for everything made from it.
+"""The project: one repository's paths, its naming rule and its site settings, passed everywhere.
+
+Every pipeline entry point takes a Project; no module finds the repository from its own
+location (only the command line's default does, cli.default_project). A test builds one on
+a temporary folder: `Project(tmp_path)`.
+
+The naming rule: a snippet's path is the key for everything made from it.
 
 snippets/<key>.py               the code a reader runs
 docs/generated/<key>.txt        what it printed (stdout and stderr, as a terminal shows)
 docs/generated/<key>.json       values quoted in prose, per-section output, environment
 docs/generated/<key>.<fig>.svg  a figure (and <key>.<fig>.dark.svg for the dark palette)
 scripts/figures/<key>.py        the code that draws that snippet's figures
+
+The site settings come from mkdocs.yml through MkDocs' own config loader, once per project.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-SNIPPETS = ROOT / "snippets"
-DOCS = ROOT / "docs"
-GENERATED = DOCS / "generated"
-FIGURE_CODE = ROOT / "scripts" / "figures"
-NOTEBOOKS = DOCS / "notebooks"
-META = SNIPPETS / "snippets.toml"
+from docpipe.problems import SettingsError
+
 THEMES = ("light", "dark")
 KEY_PART = re.compile(r"[A-Za-z0-9_-]+")
 NAMING_RULE = (
@@ -30,43 +34,20 @@ NAMING_RULE = (
 ABSENT = "absent"  # the fingerprint of an input file that does not exist
 
 
-def hosted_url() -> str:
-    """The site's hosted address, the default of site_url in mkdocs.yml. Builds may point
-    site_url elsewhere with SITE_URL; generated files always name the hosted address."""
-    import re
-
-    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    return re.search(r'^site_url:.*"(https?://[^"]+)"', config, re.M)[1]
-
-
-def hosted_repo() -> tuple[str, str]:
-    """The repository's hosted address and the edit_uri of mkdocs.yml (defaults, as above)."""
-    import re
-
-    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    repo = re.search(r'^repo_url:.*"(https?://[^"]+)"', config, re.M)[1]
-    edit = re.search(r"^edit_uri:\s*(\S+)", config, re.M)
-    return repo, edit[1] if edit else ""
-
-
 @dataclass(frozen=True, order=True)
 class Snippet:
+    """One snippet of a project, named by its key; two snippets are equal when their keys are."""
+
     key: str  # "examples/fit_line": the path below snippets/, without ".py"
+    project: Project = field(default=None, compare=False, repr=False)  # TRANSITION: required
+
+    def __post_init__(self) -> None:  # TRANSITION: until every caller passes its project
+        if self.project is None:
+            object.__setattr__(self, "project", _transition())
 
     @classmethod
-    def from_path(cls, path: str | Path) -> Snippet:
-        # Strings, not pathlib: discovery maps every snippet of the site through here.
-        text = os.fspath(path)
-        text = os.path.normpath(text if os.path.isabs(text) else os.path.join(ROOT, text))
-        inside = str(SNIPPETS) + os.sep
-        if not text.startswith(inside):
-            raise ValueError(f"{path}: not a snippet (snippets live under snippets/)")
-        if not text.endswith(".py"):
-            raise ValueError(f"{path}: not a snippet (a snippet is a .py file)")
-        key = text[len(inside) : -len(".py")].replace(os.sep, "/")
-        if not all(KEY_PART.fullmatch(part) for part in key.split("/")):
-            raise ValueError(f"snippets/{key}.py: a name the rule cannot map ({NAMING_RULE})")
-        return cls(key)
+    def from_path(cls, path: str | Path, project: Project | None = None) -> Snippet:
+        return (project or _transition()).snippet_at(path)  # TRANSITION
 
     @property
     def name(self) -> str:
@@ -75,59 +56,242 @@ class Snippet:
 
     @property
     def source(self) -> Path:
-        return SNIPPETS / f"{self.key}.py"
+        return self.project.snippets / f"{self.key}.py"
 
     @property
     def output(self) -> Path:
-        return GENERATED / f"{self.key}.txt"
+        return self.project.generated / f"{self.key}.txt"
 
     @property
     def record(self) -> Path:
-        return GENERATED / f"{self.key}.json"
+        return self.project.generated / f"{self.key}.json"
 
     @property
     def figure_code(self) -> Path:
-        return FIGURE_CODE / f"{self.key}.py"
+        return self.project.figure_code / f"{self.key}.py"
 
     def figure(self, name: str, theme: str = "light") -> Path:
         suffix = "" if theme == "light" else f".{theme}"
-        return GENERATED / f"{self.key}.{name}{suffix}.svg"
+        return self.project.generated / f"{self.key}.{name}{suffix}.svg"
 
     @property
     def command(self) -> str:
         return f"python {self.name}"
 
 
+@dataclass(frozen=True)
+class Site:
+    """What the pipeline reads of mkdocs.yml, as MkDocs' config loader reads it."""
+
+    hosted_url: str  # site_url as published (the !ENV default: builds may point it elsewhere)
+    repo_url: str  # repo_url as published
+    edit_uri: str  # "edit/main/docs/"
+    nav: tuple[str, ...]  # every page the nav names, relative to docs/
+    snippets_options: dict  # pymdownx.snippets' options, as the build passes them
+
+    @property
+    def branch(self) -> str:
+        """The branch edit_uri names ("edit/main/docs/" -> "main")."""
+        m = re.match(r"(?:edit|blob)/([^/]+)/", self.edit_uri or "")
+        return m[1] if m else "main"
+
+    def page_url(self, page: str) -> str:
+        """The hosted address of a page (`autograd-backward.md`, `notebooks/x.ipynb`)."""
+        stem = page.rsplit(".", 1)[0]
+        stem = "" if stem == "index" else stem.removesuffix("/index") + "/"
+        return self.hosted_url + stem
+
+    def code_url(self, relative: str, span: tuple[int, int] | None = None) -> str:
+        """A repository file (and lines) on the hosted repository's branch."""
+        lines = f"#L{span[0]}-L{span[1]}" if span else ""
+        return f"{self.repo_url.rstrip('/')}/blob/{self.branch}/{relative}{lines}"
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root", Path(os.path.abspath(self.root)))
+
+    def __reduce__(self):  # pickled by its root alone (its cached settings are read again)
+        return (Project, (self.root,))
+
+    @property
+    def snippets(self) -> Path:
+        return self.root / "snippets"
+
+    @property
+    def docs(self) -> Path:
+        return self.root / "docs"
+
+    @property
+    def generated(self) -> Path:
+        return self.root / "docs" / "generated"
+
+    @property
+    def notebooks(self) -> Path:
+        return self.root / "docs" / "notebooks"
+
+    @property
+    def figure_code(self) -> Path:
+        return self.root / "scripts" / "figures"
+
+    @property
+    def meta(self) -> Path:
+        """snippets/snippets.toml: every snippet's settings, values and exceptions."""
+        return self.root / "snippets" / "snippets.toml"
+
+    @property
+    def config_file(self) -> Path:
+        return self.root / "mkdocs.yml"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.root / ".cache"
+
+    @property
+    def verified(self) -> Path:
+        return self.root / "verified"
+
+    def snippet(self, key: str) -> Snippet:
+        return Snippet(key, self)
+
+    def snippet_at(self, path: str | Path) -> Snippet:
+        """The snippet at a path (relative to the root, or absolute); ValueError if none."""
+        text = os.fspath(path)
+        text = os.path.normpath(text if os.path.isabs(text) else os.path.join(self.root, text))
+        inside = str(self.snippets) + os.sep
+        if not text.startswith(inside):
+            raise ValueError(f"{path}: not a snippet (snippets live under snippets/)")
+        if not text.endswith(".py"):
+            raise ValueError(f"{path}: not a snippet (a snippet is a .py file)")
+        key = text[len(inside) : -len(".py")].replace(os.sep, "/")
+        if not all(KEY_PART.fullmatch(part) for part in key.split("/")):
+            raise ValueError(f"snippets/{key}.py: a name the rule cannot map ({NAMING_RULE})")
+        return Snippet(key, self)
+
+    def rel(self, path: Path | str) -> str:
+        """A path as the reader of a report types it: relative to the root."""
+        text = os.fspath(path)
+        prefix = str(self.root) + "/"
+        if text.startswith(prefix) and "/../" not in text:  # the common case, without I/O
+            return text[len(prefix) :]
+        try:
+            return Path(text).resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return text
+
+    def owner(self, generated: Path) -> Snippet:
+        """The snippet a generated file belongs to, by the naming rule (snippet names hold no
+        dot)."""
+        rel_path = Path(os.path.normpath(generated)).relative_to(self.generated)
+        return Snippet((rel_path.parent / rel_path.name.split(".", 1)[0]).as_posix(), self)
+
+    def generated_index(self) -> dict[Snippet, set[Path]]:
+        """Each snippet's generated files on disk, by the naming rule, from one walk of
+        docs/generated/ (not one directory listing per snippet)."""
+        found: dict[Snippet, set[Path]] = {}
+        stack = [self.generated] if self.generated.is_dir() else []
+        while stack:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    if entry.is_dir():
+                        stack.append(Path(entry.path))
+                    elif entry.is_file():
+                        found.setdefault(self.owner(Path(entry.path)), set()).add(Path(entry.path))
+        return found
+
+    @cached_property
+    def site(self) -> Site:
+        """mkdocs.yml's settings, read once through MkDocs' config loader."""
+        return _load_site(self.config_file)
+
+
+def _load_site(config_file: Path) -> Site:
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import ConfigurationError
+
+    try:
+        config = load_config(str(config_file))
+        published = _published(config_file)
+    except (OSError, ConfigurationError) as e:
+        raise SettingsError(f"{e}", config_file.name) from e
+    return Site(
+        hosted_url=published.get("site_url") or config.site_url or "",
+        repo_url=published.get("repo_url") or config.repo_url or "",
+        edit_uri=config.edit_uri or "",
+        nav=tuple(_nav_pages(config.nav or [])),
+        snippets_options=dict(config.mdx_configs.get("pymdownx.snippets", {})),
+    )
+
+
+def _published(config_file: Path) -> dict:
+    """mkdocs.yml read by MkDocs' YAML loader with each `!ENV [NAME, default]` taken as its
+    default: the addresses as published, whatever this build's environment points them to."""
+    import yaml
+    from mkdocs.utils.yaml import get_yaml_loader
+
+    class Published(get_yaml_loader()):
+        pass
+
+    def default(loader, node):
+        items = loader.construct_sequence(node) if isinstance(node, yaml.SequenceNode) else []
+        return items[-1] if len(items) > 1 else None
+
+    Published.add_constructor("!ENV", default)
+    with open(config_file, "rb") as f:
+        return yaml.load(f, Loader=Published) or {}  # noqa: S506 (MkDocs' own safe loader)
+
+
+def _nav_pages(nav) -> list[str]:
+    if isinstance(nav, str):
+        return [nav]
+    if isinstance(nav, dict):
+        return [p for v in nav.values() for p in _nav_pages(v)]
+    if isinstance(nav, list):
+        return [p for v in nav for p in _nav_pages(v)]
+    return []
+
+
+# ---- TRANSITION: module-level names of the repository this code sits in, kept only until
+# every module takes its Project (issue 26). Nothing new may use them; they go at the end.
+_DEFAULT: Project | None = None
+
+
+def _transition() -> Project:
+    global _DEFAULT
+    if _DEFAULT is None or _DEFAULT.root != ROOT:  # tests still patch ROOT
+        _DEFAULT = Project(ROOT)
+    return _DEFAULT
+
+
+ROOT = Path(__file__).resolve().parents[2]
+SNIPPETS = ROOT / "snippets"
+DOCS = ROOT / "docs"
+GENERATED = DOCS / "generated"
+FIGURE_CODE = ROOT / "scripts" / "figures"
+NOTEBOOKS = DOCS / "notebooks"
+META = SNIPPETS / "snippets.toml"
 _ROOT_PREFIX = str(ROOT) + "/"
 
 
-def rel(path: Path) -> str:
-    """A path as the reader of a report types it: relative to the repository."""
-    text = os.fspath(path)
-    if text.startswith(_ROOT_PREFIX) and "/../" not in text:  # the common case, without I/O
-        return text[len(_ROOT_PREFIX) :]
-    try:
-        return path.resolve().relative_to(ROOT).as_posix()
-    except ValueError:
-        return str(path)
+def rel(path) -> str:
+    return _transition().rel(path)
 
 
 def owner(generated: Path) -> Snippet:
-    """The snippet a generated file belongs to, by the naming rule (snippet names hold no dot)."""
-    rel_path = Path(os.path.normpath(generated)).relative_to(GENERATED)
-    return Snippet((rel_path.parent / rel_path.name.split(".", 1)[0]).as_posix())
+    return _transition().owner(generated)
 
 
 def generated_index() -> dict[Snippet, set[Path]]:
-    """Each snippet's generated files on disk, by the naming rule, from one walk of
-    docs/generated/ (not one directory listing per snippet)."""
-    found: dict[Snippet, set[Path]] = {}
-    stack = [GENERATED] if GENERATED.is_dir() else []
-    while stack:
-        with os.scandir(stack.pop()) as entries:
-            for entry in entries:
-                if entry.is_dir():
-                    stack.append(Path(entry.path))
-                elif entry.is_file():
-                    found.setdefault(owner(Path(entry.path)), set()).add(Path(entry.path))
-    return found
+    return _transition().generated_index()
+
+
+def hosted_url() -> str:
+    return _transition().site.hosted_url
+
+
+def hosted_repo() -> tuple[str, str]:
+    site = _transition().site
+    return site.repo_url, site.edit_uri
