@@ -1,9 +1,10 @@
-"""MkDocs hooks: fail the build on every site problem `regen.py --check` reports (the page rules
-of docpipe.pages.rules among them), check a page's includes before pymdownx reads them, insert recorded
-values and checked-claim markers, say beside an output block where a reader's own run prints
-something else (a path), and say what environment recorded the page; render every formula with
-KaTeX (docpipe.pages.katex); keep `mkdocs serve` live (docpipe.live re-runs edited snippets and says on
-a page what could not be refreshed, and the page shows its own problems)."""
+"""MkDocs hooks: fail the build on every site problem `regen.py --check` reports (the page
+rules of docpipe.pages.rules among them), check a page's includes before pymdownx reads them,
+insert recorded values and checked-claim markers, say beside an output block where a reader's
+own run prints something else (a path), and say what environment recorded the page; render
+every formula with KaTeX (docpipe.pages.katex); keep `mkdocs serve` live (docpipe.live re-runs
+edited snippets and says on a page what could not be refreshed, and the page shows its own
+problems). The project is the folder of the mkdocs.yml being built."""
 
 from __future__ import annotations
 
@@ -17,12 +18,12 @@ from mkdocs.exceptions import PluginError
 sys.path.insert(0, str(Path(__file__).parent))
 
 from docpipe import catalog, live, pipeline
-from docpipe.pages import claims, consistency, katex, markup, notebooks, rules
+from docpipe.pages import claims, consistency, katex, markup, notebooks, values
 from docpipe.pages import reading as pages
-from docpipe.pages import values as glue
 from docpipe.pages.reproduced import box as reproduced_by  # noqa: E402
 from docpipe.pages.reproduced import with_notes as with_version_notes  # noqa: E402
-from docpipe.project import DOCS, rel  # noqa: E402
+from docpipe.problems import DocpipeError, Problem  # noqa: E402
+from docpipe.project import Project  # noqa: E402
 from docpipe.recorded import record as records  # noqa: E402
 from docpipe.run.normalise import BY_NAME  # noqa: E402
 
@@ -37,6 +38,7 @@ FOOTER = """
 
 SERVING = False  # `mkdocs serve` shows a page's problems on the page instead of failing
 CATALOG: catalog.Catalog | None = None  # snippets/snippets.toml, read at the start of each build
+PROJECT: Project | None = None  # the folder of the mkdocs.yml being built (on_config)
 
 
 def on_startup(command, dirty):
@@ -48,7 +50,7 @@ def on_startup(command, dirty):
 def on_serve(server, config, builder):
     # Rebuild also when a snippet, its figure code or snippets.toml changes: on_pre_build
     # re-runs what changed first.
-    for folder in live.WATCHED:
+    for folder in live.watched(PROJECT):
         if folder.is_dir():
             server.watch(str(folder))
     live.on_finish(lambda: _rebuild(server))
@@ -71,7 +73,7 @@ def on_shutdown():
     katex.close()
 
 
-SITE_PROBLEMS: list[str] = []  # what --check would list first; a build fails on them
+SITE_PROBLEMS: list[Problem] = []  # what --check would list first; a build fails on them
 
 
 def on_pre_build(config):
@@ -79,42 +81,40 @@ def on_pre_build(config):
     (docpipe.pipeline.site_problems), and on broken settings; `mkdocs serve` shows them on
     the pages they name instead, and refreshes what changed."""
     global SITE_PROBLEMS, CATALOG
-    if Path(config["docs_dir"]).resolve() != DOCS.resolve():
+    if Path(config["docs_dir"]).resolve() != PROJECT.docs.resolve():
         return  # a site of another folder (a test's tiny site): this site's problems are not its
     try:
-        CATALOG = catalog.load()
+        CATALOG = catalog.load(PROJECT)
         SITE_PROBLEMS = pipeline.site_problems(CATALOG)
-    except catalog.CatalogError as e:
-        CATALOG, SITE_PROBLEMS = None, [str(e)]
+    except DocpipeError as e:
+        CATALOG, SITE_PROBLEMS = None, [e.problem]
     if SITE_PROBLEMS and not SERVING:
-        raise PluginError("\n".join(SITE_PROBLEMS))
-    live.refresh()
+        raise PluginError("\n".join(map(str, SITE_PROBLEMS)))
+    live.refresh(PROJECT)
 
 
-def colab_url(repo_url: str, edit_uri: str, notebook: str) -> str | None:
+def colab_url(site, notebook: str) -> str | None:
     """Colab's address for a notebook of a GitHub repository: a plain link, so the page asks
     nothing of Colab when it loads. The branch is the one edit_uri names ("edit/main/docs/")."""
-    repo = re.fullmatch(r"https://github\.com/([^/]+/[^/]+?)(?:\.git)?/?", repo_url or "")
+    repo = re.fullmatch(r"https://github\.com/([^/]+/[^/]+?)(?:\.git)?/?", site.repo_url or "")
     if not repo:
         return None
-    branch = re.match(r"(?:edit|blob)/([^/]+)/", edit_uri or "")
-    ref = branch[1] if branch else "main"
-    return f"https://colab.research.google.com/github/{repo[1]}/blob/{ref}/{notebook}"
+    return f"https://colab.research.google.com/github/{repo[1]}/blob/{site.branch}/{notebook}"
 
 
 def _notebook_links(src: str, config) -> str:
     """The companion notebook's buttons (view, download, Colab), or "" if the page has none."""
-    notebook = notebooks.notebook_path(DOCS / src)
+    notebook = notebooks.notebook_path(PROJECT, PROJECT.docs / src)
     if not notebook.exists():
         return ""
-    view = notebook.relative_to(DOCS).as_posix()
+    view = notebook.relative_to(PROJECT.docs).as_posix()
     depth = len(Path(src).with_suffix("").parts)  # the page is served at <src without .md>/
     download = "../" * depth + f"{Path(view).with_suffix('')}/{notebook.name}"
     buttons = [
         f"[Open this page as a notebook]({view}){{ .md-button }}",
         f'<a class="md-button" href="{download}" download>Download the notebook (.ipynb)</a>',
     ]
-    colab = colab_url(config.repo_url, config.edit_uri, f"docs/{view}")
+    colab = colab_url(PROJECT.site, f"docs/{view}")
     if colab:
         buttons.append(f'<a class="md-button" href="{colab}">Open in Colab</a>')
     return '\n<div class="notebook-links" markdown>\n' + "\n".join(buttons) + "\n</div>\n"
@@ -128,8 +128,8 @@ def _under_title(markdown: str, block: str) -> str:
 def _with_reader_notes(markdown: str, page: Path) -> str:
     """Under each output block that a normaliser changed, what a reader's own run shows."""
     lines = markdown.split("\n")
-    for inc in reversed(pages.includes(page, markdown)):
-        use = pages.classify(inc)
+    for inc in reversed(pages.includes(PROJECT, page, markdown)):
+        use = pages.classify(PROJECT, inc)
         if use.kind != "output" or inc.fence is None or not use.snippet.record.exists():
             continue
         said = [BY_NAME[n].reader_sees for n in records.load(use.snippet).normalised]
@@ -140,20 +140,21 @@ def _with_reader_notes(markdown: str, page: Path) -> str:
     return "\n".join(lines)
 
 
-def _problem_page(problems: list[str]) -> str:
+def _problem_page(problems: list[Problem]) -> str:
     body = "\n".join(f"    - `{p}`" for p in problems)
     return f'!!! failure "This page cannot be built"\n\n{body}\n'
 
 
-def _prose_problems(path: Path) -> list[str]:
-    """Under `mkdocs serve`, what the page rules find in this page's prose (a build has failed
-    on them already, in on_pre_build)."""
-    if not SERVING or CATALOG is None or DOCS not in path.parents or not path.exists():
+def _prose_problems(path: Path) -> list[Problem]:
+    """Under `mkdocs serve`, what the page rules find in this page's prose: the ones
+    on_pre_build found (site_problems ran every page rule), not found again."""
+    if not SERVING or CATALOG is None or PROJECT.docs not in path.parents or not path.exists():
         return []
-    return rules.page_problems(CATALOG, path)
+    name = PROJECT.rel(path)
+    return [p for p in SITE_PROBLEMS if p.path == name and p.rule]
 
 
-def _prose_notice(problems: list[str]) -> str:
+def _prose_notice(problems: list[Problem]) -> str:
     """The page stays readable: its prose problems go in a box under its title."""
     if not problems:
         return ""
@@ -166,34 +167,37 @@ def on_page_markdown(markdown, page, config, files):
     if not src.endswith(".md"):
         return markdown
     path = Path(page.file.abs_src_path)
-    problems = consistency.include_problems(path) if path.exists() else []
+    problems = consistency.include_problems(PROJECT, path) if path.exists() else []
     prose = _prose_problems(path)
     named = [  # only when serving
-        p for p in SITE_PROBLEMS if p.startswith(f"{rel(path)}:") and p not in prose
+        p for p in SITE_PROBLEMS if p.path == PROJECT.rel(path) and p not in prose
     ]
     problems += [p for p in named if p not in problems]
     if problems:  # pymdownx would raise on these with neither page nor line named
         if SERVING:
             return _problem_page(problems)
-        raise PluginError("\n".join(problems))
+        raise PluginError("\n".join(map(str, problems)))
+    name = PROJECT.rel(path)
     try:
-        used = {u.snippet for u in pages.uses(path) if u.snippet} if path.exists() else set()
-        stamp = glue.stamp(used) if used else None
+        used = (
+            {u.snippet for u in pages.uses(PROJECT, path) if u.snippet} if path.exists() else set()
+        )
+        stamp = values.stamp(used) if used else None
         markdown = _with_reader_notes(markdown, path) if path.exists() else markdown
-        markdown = with_version_notes(markdown, path) if path.exists() else markdown
-        repo, edit_uri = config["repo_url"] or "", config["edit_uri"] or ""
+        markdown = with_version_notes(PROJECT, markdown, path) if path.exists() else markdown
         markdown = markup.protect(markdown)  # what a page shows as an example stays as written
-        markdown = claims.render(glue.substitute(markdown, rel(path)), rel(path), repo, edit_uri)
+        markdown = values.substitute(PROJECT, markdown, name)
+        markdown = claims.render(PROJECT, markdown, name)
         markdown = markup.restore(markdown)
-    except (glue.GlueError, records.RecordError, claims.ClaimError) as e:
+    except DocpipeError as e:
         if SERVING:
-            return _problem_page([str(e)])
+            return _problem_page([e.problem])
         raise PluginError(str(e)) from None
     notes = _prose_notice(prose) + live.notice(used)
     markdown = _under_title(markdown, notes + _notebook_links(src, config))
     if not stamp:
         return markdown
-    return markdown + FOOTER.format(stamp=stamp, versions=reproduced_by(used))
+    return markdown + FOOTER.format(stamp=stamp, versions=reproduced_by(PROJECT, used))
 
 
 # ---- math (docpipe.pages.katex) ------------------------------------------------------------------
@@ -204,18 +208,20 @@ math_log = logging.getLogger("mkdocs.hooks.katex")
 
 
 def on_config(config):
+    global PROJECT
+    PROJECT = Project(Path(config.config_file_path).parent)
     katex.mark_notebook_math()  # notebooks' math marked as arithmatex marks a page's
 
 
 def _math(config) -> katex.Renderer:
-    return katex.renderer(Path(config.config_file_path).parent / ".cache" / "katex")
+    return katex.renderer(PROJECT)
 
 
 def on_page_content(html, page, config, files):
     """A formula KaTeX refuses is an error naming page, line and formula (`--strict` fails
     the build); `mkdocs serve` says so at the top of the page instead."""
     try:
-        found = katex.problems(html, _math(config), Path(page.file.abs_src_path))
+        found = katex.problems(PROJECT, html, _math(config), Path(page.file.abs_src_path))
     except katex.KatexUnavailable as e:
         raise PluginError(str(e)) from None
     for problem in found:

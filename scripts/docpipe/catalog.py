@@ -7,10 +7,9 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from docpipe.project import META, SNIPPETS, Snippet, rel
-from docpipe.run.normalise import OPT_IN
+from docpipe.problems import SettingsError
+from docpipe.project import Project, Snippet
 
 DEFAULT_TIMEOUT = 120.0  # seconds; generous, since a snippet normally takes milliseconds
 DEFAULT_DURATION = 0.1  # seconds; what sharding assumes for a snippet with no recorded duration
@@ -22,7 +21,7 @@ SNIPPET_KEYS = {"timeout", "duration", "values", "normalise"}
 DEFAULT_KEYS = {"timeout"}
 
 
-class CatalogError(Exception):
+class CatalogError(SettingsError):
     """The metadata file or the snippets tree is not as the rules say."""
 
 
@@ -40,10 +39,12 @@ class Exemption:
     rule: str
     reason: str
     text: tuple[str, ...] = ()  # a phrase rule (PHRASE_RULES): the phrases of the page it spares
+    line: int | None = field(default=None, compare=False)  # where snippets.toml has it
 
 
 @dataclass(frozen=True)
 class Catalog:
+    project: Project
     settings: dict[Snippet, Settings]
     exemptions: tuple[Exemption, ...]
 
@@ -53,6 +54,17 @@ class Catalog:
 
     def exempt(self, path: str, rule: str) -> bool:
         return any(e.path == path and e.rule == rule for e in self.exemptions)
+
+    def exemption_line(self, page: str, rule: str, phrase: str) -> int | None:
+        """The line of snippets.toml with the [[exception]] that allows this phrase."""
+        return next(
+            (
+                e.line
+                for e in self.exemptions
+                if (e.path, e.rule) == (page, rule) and phrase in e.text
+            ),
+            None,
+        )
 
     def allowed_numbers(self, page: str) -> tuple[str, ...]:
         """Phrases of a page (path from the repository root) whose numbers are not run results."""
@@ -65,67 +77,72 @@ class Catalog:
         )
 
 
-def discover(root: Path = SNIPPETS) -> list[Snippet]:
+def discover(project: Project) -> list[Snippet]:
     """Every snippets/**/*.py is a snippet, except helper modules whose name starts with "_"."""
     found = []
-    for folder, _, files in os.walk(root):
+    for folder, _, files in os.walk(project.snippets):
         found += [os.path.join(folder, f) for f in files if f.endswith(".py") and f[0] != "_"]
-    try:
-        return sorted(Snippet.from_path(p) for p in found)
-    except ValueError as e:
-        raise CatalogError(str(e)) from None
+    return sorted(project.snippet_at(p) for p in found)  # NotASnippet names the file
 
 
-def load(meta: Path = META, root: Path = SNIPPETS) -> Catalog:
-    where = rel(meta)
+def load(project: Project) -> Catalog:
+    """snippets/snippets.toml and the snippets there are; CatalogError names file and line."""
+    from docpipe.run.normalise import OPT_IN  # the names only (the page side runs nothing)
+
+    meta = project.meta
+    where = project.rel(meta)
     try:
         text = meta.read_text(encoding="utf-8") if meta.exists() else ""
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise CatalogError(f"{where}: {e}") from None
+        raise CatalogError(f"{e}", where) from None
     except (OSError, UnicodeDecodeError) as e:
-        raise CatalogError(f"{where}: cannot be read ({e})") from None
+        raise CatalogError(f"cannot be read ({e})", where) from None
     lines = _Lines(where, text)
     defaults = data.pop("defaults", {})
     if not isinstance(defaults, dict):
-        raise CatalogError(f"{lines.at('defaults')}: [defaults] must be a table")
+        raise CatalogError("[defaults] must be a table", *lines.at("defaults"))
     for unknown in sorted(set(defaults) - DEFAULT_KEYS):
         raise CatalogError(
-            f"{lines.at(unknown, 'defaults')}: [defaults] has unknown setting {unknown!r}"
-            f" (known: {', '.join(sorted(DEFAULT_KEYS))})"
+            f"[defaults] has unknown setting {unknown!r}"
+            f" (known: {', '.join(sorted(DEFAULT_KEYS))})",
+            *lines.at(unknown, "defaults"),
         )
     timeout = _seconds(defaults, "timeout", DEFAULT_TIMEOUT, lines, "defaults")
     exceptions = data.pop("exception", [])
     if not isinstance(exceptions, list):
-        raise CatalogError(f"{lines.at('exception')}: exception must be [[exception]] tables")
+        raise CatalogError("exception must be [[exception]] tables", *lines.at("exception"))
     exemptions = tuple(
         _exemption(lines.nth_exception(n), e) for n, e in enumerate(exceptions, start=1)
     )
-    snippets = discover(root)
+    snippets = discover(project)
     known = {s.key + ".py": s for s in snippets}
     settings = {s: Settings(timeout=timeout) for s in snippets}
     for name, entry in data.items():
         if name not in known:
-            raise CatalogError(f'{lines.at(name)}: ["{name}"] names no file snippets/{name}')
+            raise CatalogError(f'["{name}"] names no file snippets/{name}', *lines.at(name))
         if not isinstance(entry, dict):
-            raise CatalogError(f'{lines.at(name)}: ["{name}"] must be a table of settings')
+            raise CatalogError(f'["{name}"] must be a table of settings', *lines.at(name))
         for unknown in sorted(set(entry) - SNIPPET_KEYS):
             raise CatalogError(
-                f'{lines.at(unknown, name)}: ["{name}"] has unknown setting {unknown!r}'
-                f" (known: {', '.join(sorted(SNIPPET_KEYS))})"
+                f'["{name}"] has unknown setting {unknown!r}'
+                f" (known: {', '.join(sorted(SNIPPET_KEYS))})",
+                *lines.at(unknown, name),
             )
         values = entry.get("values", {})
         if not isinstance(values, dict):
             values = {"values": values}
         for bad in [k for k, v in values.items() if not isinstance(v, str)][:1]:
             raise CatalogError(
-                f'{lines.at(bad, name)}: ["{name}"] values: {bad} = {values[bad]!r} is no string'
-                ' (an f-string over the run\'s globals, e.g. loss = "{loss.item():.4f}")'
+                f'["{name}"] values: {bad} = {values[bad]!r} is no string'
+                ' (an f-string over the run\'s globals, e.g. loss = "{loss.item():.4f}")',
+                *lines.at(bad, name),
             )
         normalise = entry.get("normalise", [])
         if not isinstance(normalise, list) or not all(isinstance(n, str) for n in normalise):
             raise CatalogError(
-                f'{lines.at("normalise", name)}: ["{name}"] normalise: a list of names'
+                f'["{name}"] normalise: a list of names',
+                *lines.at("normalise", name),
             )
         settings[known[name]] = Settings(
             timeout=_seconds(entry, "timeout", timeout, lines, name),
@@ -136,26 +153,27 @@ def load(meta: Path = META, root: Path = SNIPPETS) -> Catalog:
         for opt in settings[known[name]].normalise:
             if opt not in OPT_IN:
                 raise CatalogError(
-                    f'{where}: ["{name}"] normalise: unknown normaliser {opt!r}'
-                    f" (known: {', '.join(OPT_IN)})"
+                    f'["{name}"] normalise: unknown normaliser {opt!r}'
+                    f" (known: {', '.join(OPT_IN)})",
+                    *lines.at("normalise", name),
                 )
-    return Catalog(settings, exemptions)
+    return Catalog(project, settings, exemptions)
 
 
-def current(meta: Path = META) -> Catalog:
+def current(project: Project) -> Catalog:
     """load(), read again only when snippets.toml changed (its size or time): for what asks for
     a snippet's settings many times in one build (docpipe.pages.reproduced, once per claim)."""
     try:
-        info = meta.stat()
-        stamp = (info.st_mtime_ns, info.st_size)
+        info = project.meta.stat()
+        stats = (info.st_mtime_ns, info.st_size)
     except OSError:
-        stamp = None
-    return _loaded(meta, stamp)
+        stats = None
+    return _loaded(project, stats)
 
 
-@functools.lru_cache(maxsize=2)
-def _loaded(meta: Path, stamp: tuple[int, int] | None) -> Catalog:
-    return load(meta)
+@functools.lru_cache(maxsize=4)
+def _loaded(project: Project, stats: tuple[int, int] | None) -> Catalog:
+    return load(project)
 
 
 def _seconds(table: dict, key: str, default: float, lines: _Lines, name: str) -> float:
@@ -163,7 +181,8 @@ def _seconds(table: dict, key: str, default: float, lines: _Lines, name: str) ->
     if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
         shown = f'["{name}"]' if name != "defaults" else "[defaults]"
         raise CatalogError(
-            f"{lines.at(key, name)}: {shown} {key} = {value!r}: a number of seconds above 0"
+            f"{shown} {key} = {value!r}: a number of seconds above 0",
+            *lines.at(key, name),
         )
     return float(value)
 
@@ -188,8 +207,8 @@ class _Lines:
         """A header's dotted parts, unquoted: ["a.py".values] -> ["a.py", "values"]."""
         return [q or bare for q, bare in re.findall(r'"([^"]*)"|([^."\s]+)', header)]
 
-    def at(self, key: str, table: str | None = None) -> str:
-        """'snippets/snippets.toml:N' where `key` is set under `table` (None: at the top level,
+    def at(self, key: str, table: str | None = None) -> tuple[str, int | None]:
+        """(snippets/snippets.toml, N) where `key` is set under `table` (None: at the top level,
         or a table's header), else the table's header; without a line when neither is found."""
         current: str | None = None  # the first part of the header above; None before any
         header_line = 0
@@ -200,50 +219,53 @@ class _Lines:
                 parts = self._parts(m["name"])
                 current = parts[0] if parts else ""
                 if table is None and current == key:
-                    return f"{self.where}:{number}"
+                    return self.where, number
                 if table is not None and current == table:
                     header_line = header_line or number
                     if parts[1:2] == [key]:
-                        return f"{self.where}:{number}"
+                        return self.where, number
             elif current == table and setting.match(line):
-                return f"{self.where}:{number}"
-        return f"{self.where}:{header_line}" if header_line else self.where
+                return self.where, number
+        return self.where, header_line or None
 
-    def nth_exception(self, n: int) -> str:
+    def nth_exception(self, n: int) -> tuple[str, int | None]:
         if 0 < n <= len(self.exceptions):
-            return f"{self.where}:{self.exceptions[n - 1]}"
-        return self.where
+            return self.where, self.exceptions[n - 1]
+        return self.where, None
 
 
-def _exemption(where: str, entry: dict) -> Exemption:
+def _exemption(where: tuple[str, int | None], entry: dict) -> Exemption:
     if not isinstance(entry, dict):
-        raise CatalogError(f"{where}: an [[exception]] must be a table")
+        raise CatalogError("an [[exception]] must be a table", *where)
     missing = {"path", "rule", "reason"} - set(entry)
     if missing:
-        raise CatalogError(f"{where}: an [[exception]] lacks {sorted(missing)}")
-    name = f"{where}: [[exception]] {entry['path']}"
+        raise CatalogError(f"an [[exception]] lacks {sorted(missing)}", *where)
+    name = f"[[exception]] {entry['path']}"
     if entry["rule"] not in EXCEPTION_RULES:
         raise CatalogError(
-            f"{name}: unknown rule {entry['rule']!r} (known: {', '.join(EXCEPTION_RULES)})"
+            f"{name}: unknown rule {entry['rule']!r} (known: {', '.join(EXCEPTION_RULES)})", *where
         )
     unknown = set(entry) - EXCEPTION_KEYS
     if unknown:
-        raise CatalogError(f"{name}: unknown key(s) {sorted(unknown)}")
+        raise CatalogError(f"{name}: unknown key(s) {sorted(unknown)}", *where)
     if not isinstance(entry["reason"], str) or not entry["reason"].strip():
-        raise CatalogError(f"{name}: the reason is empty; say why the rule does not apply")
+        raise CatalogError(f"{name}: the reason is empty; say why the rule does not apply", *where)
     text = entry.get("text", [])
     rule = entry["rule"]
     if rule in PHRASE_RULES:
         if not isinstance(text, list) or not text:
             what = "with the number" if "number" in rule else "of the sentence"
-            raise CatalogError(f"{name}: {rule} needs text = [phrases {what}]")
+            raise CatalogError(f"{name}: {rule} needs text = [phrases {what}]", *where)
         for phrase in text:
             if not isinstance(phrase, str) or not phrase.strip():
-                raise CatalogError(f"{name}: text {phrase!r} is not a phrase of the page")
+                raise CatalogError(f"{name}: text {phrase!r} is not a phrase of the page", *where)
             if rule == "number-in-prose" and not any(c.isdigit() for c in phrase):
                 raise CatalogError(
-                    f"{name}: text {phrase!r} holds no digit (name the phrase around the number)"
+                    f"{name}: text {phrase!r} holds no digit (name the phrase around the number)",
+                    *where,
                 )
     elif "text" in entry:
-        raise CatalogError(f"{name}: text applies only to the rules {', '.join(PHRASE_RULES)}")
-    return Exemption(entry["path"], entry["rule"], entry["reason"], tuple(text))
+        raise CatalogError(
+            f"{name}: text applies only to the rules {', '.join(PHRASE_RULES)}", *where
+        )
+    return Exemption(entry["path"], entry["rule"], entry["reason"], tuple(text), where[1])

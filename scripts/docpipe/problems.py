@@ -26,6 +26,7 @@ class Problem:
     line: int | None
     message: str
     kind: str = AUTHOR
+    rule: str = ""  # the page rule that found it (docpipe.pages.rules), if one did
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path

@@ -34,6 +34,10 @@ NAMING_RULE = (
 ABSENT = "absent"  # the fingerprint of an input file that does not exist
 
 
+class NotASnippet(SettingsError, ValueError):
+    """A path the naming rule cannot map to a snippet."""
+
+
 @dataclass(frozen=True, order=True)
 class Snippet:
     """One snippet of a project, named by its key; two snippets are equal when their keys are."""
@@ -86,7 +90,7 @@ class Site:
     hosted_url: str  # site_url as published (the !ENV default: builds may point it elsewhere)
     repo_url: str  # repo_url as published
     edit_uri: str  # "edit/main/docs/"
-    nav: tuple[str, ...]  # every page the nav names, relative to docs/
+    nav: tuple[str, ...] | None  # every page the nav names, relative to docs/ (None: no nav)
     snippets_options: dict  # pymdownx.snippets' options, as the build passes them
 
     @property
@@ -163,12 +167,12 @@ class Project:
         text = os.path.normpath(text if os.path.isabs(text) else os.path.join(self.root, text))
         inside = str(self.snippets) + os.sep
         if not text.startswith(inside):
-            raise ValueError(f"{path}: not a snippet (snippets live under snippets/)")
+            raise NotASnippet("not a snippet (snippets live under snippets/)", os.fspath(path))
         if not text.endswith(".py"):
-            raise ValueError(f"{path}: not a snippet (a snippet is a .py file)")
+            raise NotASnippet("not a snippet (a snippet is a .py file)", os.fspath(path))
         key = text[len(inside) : -len(".py")].replace(os.sep, "/")
         if not all(KEY_PART.fullmatch(part) for part in key.split("/")):
-            raise ValueError(f"snippets/{key}.py: a name the rule cannot map ({NAMING_RULE})")
+            raise NotASnippet(f"a name the rule cannot map ({NAMING_RULE})", f"snippets/{key}.py")
         return Snippet(key, self)
 
     def rel(self, path: Path | str) -> str:
@@ -221,7 +225,7 @@ def _load_site(config_file: Path) -> Site:
         hosted_url=published.get("site_url") or config.site_url or "",
         repo_url=published.get("repo_url") or config.repo_url or "",
         edit_uri=config.edit_uri or "",
-        nav=tuple(_nav_pages(config.nav or [])),
+        nav=None if config.nav is None else tuple(_nav_pages(config.nav)),
         snippets_options=dict(config.mdx_configs.get("pymdownx.snippets", {})),
     )
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from functools import cache
 from types import CodeType
 
+from docpipe.problems import DocpipeError
+
 # Anything a reader would take for a marker; pymdownx's own pattern then decides if it is one.
 LOOKS_LIKE_MARKER = re.compile(r"-+8<-+[ \t]+\[[ \t]*(?:start|end)[ \t]*:", re.I)
 COMMENT_START = re.compile(r"[ \t]*#[ \t]*")  # all a marker's line may hold before it
@@ -24,8 +26,8 @@ NAME_RULE = "a letter, then letters, digits, '-' or '_'"
 CLAIM_PREFIX = "claim-"  # a section of asserts backing a page's sentence (docpipe.pages.claims)
 
 
-class SectionError(Exception):
-    """Section markers that do not fit the rules; the message names file and line."""
+class SectionError(DocpipeError):
+    """Section markers that do not fit the rules (a Problem with the file and line)."""
 
 
 @dataclass(frozen=True)
@@ -34,14 +36,22 @@ class Chunk:
     code: CodeType
 
 
+def preprocessor(options: dict | None = None):
+    """pymdownx.snippets' preprocessor, with the options mkdocs.yml gives it (the project's
+    `site.snippets_options`); without them, its marker grammar alone, which no option changes."""
+    frozen = tuple(
+        sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in (options or {}).items())
+    )
+    return _preprocessor(frozen)
+
+
 @cache
-def preprocessor():
-    """pymdownx.snippets' preprocessor, configured as mkdocs.yml configures it."""
+def _preprocessor(options: tuple):
     import markdown
 
+    config = {k: list(v) if isinstance(v, tuple) else v for k, v in options}
     md = markdown.Markdown(
-        extensions=["pymdownx.snippets"],
-        extension_configs={"pymdownx.snippets": {"check_paths": True, "dedent_subsections": True}},
+        extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": config}
     )
     return md.preprocessors["snippet"]
 
@@ -55,15 +65,19 @@ def markers(text: str, filename: str) -> list[tuple[int, str, str]]:
         m = preprocessor().match_section(line)
         if m is None:
             raise SectionError(
-                f"{filename}:{number}: not a section marker pymdownx.snippets accepts"
-                f" (a section name is {NAME_RULE}): {line.strip()}"
+                f"not a section marker pymdownx.snippets accepts"
+                f" (a section name is {NAME_RULE}): {line.strip()}",
+                filename,
+                number,
             )
         if m["escape"]:
             continue  # `;--8<--` is pymdownx's escape: shown as text, not a marker
         if not COMMENT_START.fullmatch(m["pre"]) or m["post"].strip():
             raise SectionError(
-                f"{filename}:{number}: a section marker must stand alone on a comment line"
-                " (pymdownx.snippets drops the whole line from the page)"
+                "a section marker must stand alone on a comment line"
+                " (pymdownx.snippets drops the whole line from the page)",
+                filename,
+                number,
             )
         found.append((number, m["type"].lower(), m["name"]))
     return found
@@ -77,28 +91,30 @@ def find_sections(text: str, filename: str) -> dict[str, tuple[int, int]]:
         if kind == "start":
             if open_name is not None:
                 raise SectionError(
-                    f"{filename}:{number}: section '{name}' starts inside section '{open_name}'"
+                    f"section '{name}' starts inside section '{open_name}'", filename, number
                 )
             if name in found:
-                raise SectionError(f"{filename}:{number}: section '{name}' appears twice")
+                raise SectionError(f"section '{name}' appears twice", filename, number)
             open_name, open_line = name, number
         elif name != open_name:
-            raise SectionError(f"{filename}:{number}: end of section '{name}', which is not open")
+            raise SectionError(f"end of section '{name}', which is not open", filename, number)
         else:
             found[name] = (open_line + 1, number - 1)
             open_name = None
     if open_name is not None:
-        raise SectionError(f"{filename}:{open_line}: section '{open_name}' is never ended")
+        raise SectionError(f"section '{open_name}' is never ended", filename, open_line)
     return found
 
 
-def section_text(text: str, section: str) -> str:
-    """The text a page shows for an include of this section (the whole file for "")."""
+def section_text(text: str, section: str, options: dict | None = None) -> str:
+    """The text a page shows for an include of this section (the whole file for ""), with
+    pymdownx.snippets' options as mkdocs.yml gives them."""
+    pre = preprocessor(options)
     lines = text.split("\n")
     if section:
-        lines = preprocessor().extract_section(section, lines)
+        lines = pre.extract_section(section, lines)
     else:
-        lines = [line for line in lines if not preprocessor().match_section(line)]
+        lines = [line for line in lines if not pre.match_section(line)]
     return "\n".join(lines).strip("\n")
 
 
@@ -122,8 +138,10 @@ def split(text: str, filename: str, shown: str | None = None) -> list[Chunk]:
                 return name
             if inside_first or inside_last or (first < start and node.end_lineno > end):
                 raise SectionError(
-                    f"{shown or filename}:{first}: a statement crosses a marker of section"
-                    f" '{name}'; markers must sit between top-level statements"
+                    f"a statement crosses a marker of section"
+                    f" '{name}'; markers must sit between top-level statements",
+                    shown or filename,
+                    first,
                 )
         return None
 

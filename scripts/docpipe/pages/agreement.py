@@ -18,7 +18,9 @@ from pathlib import Path
 
 from docpipe.pages import claims, sentences
 from docpipe.pages.reading import markdown_pages
-from docpipe.project import DOCS, SNIPPETS, Snippet, rel
+from docpipe.catalog import Catalog
+from docpipe.problems import Problem
+from docpipe.project import Project, Snippet
 
 RULE = "agreement-asserted"
 
@@ -44,13 +46,16 @@ def says_agree(sentence: sentences.Sentence) -> bool:
     return not sentence.question and bool(sentence.has_word(AGREE)) and bool(compared)
 
 
-def _asserting(marks) -> bool:
-    return any(claims.asserts_equality(Snippet.from_path(SNIPPETS / k), s) for k, s in marks)
+def _asserting(project: Project, marks) -> bool:
+    return any(
+        claims.asserts_equality(project.snippet_at(project.snippets / k), s) for k, s in marks
+    )
 
 
-def check(page: Path, allowed: tuple[str, ...]) -> tuple[list[str], set[str]]:
+def check(cat: Catalog, page: Path, allowed: tuple[str, ...]) -> tuple[list[Problem], set[str]]:
     """Problems for the page's agreement sentences and exercise solutions that no claim asserts,
     and the allowed phrases that spared one."""
+    project = cat.project
     text = page.read_text(encoding="utf-8")
     found, used = [], set()
     for s in sentences.read(text):
@@ -58,16 +63,22 @@ def check(page: Path, allowed: tuple[str, ...]) -> tuple[list[str], set[str]]:
             continue
         if sentences.spared(s, allowed, used):
             continue
-        where = f"{rel(page)}:{s.line}"
+        where = project.rel(page), s.line
         if not s.claims:
             found.append(
-                f"{where}: says two results agree without a checked claim: '{s.text}'; put"
-                " {{ claim <key>.py:<section> }} after it, its section asserting " + EQUALITY
+                Problem(
+                    *where,
+                    f"says two results agree without a checked claim: '{s.text}'; put"
+                    " {{ claim <key>.py:<section> }} after it, its section asserting " + EQUALITY,
+                )
             )
-        elif not _asserting(s.claims):
+        elif not _asserting(project, s.claims):
             found.append(
-                f"{where}: says two results agree, but its claim asserts no equality:"
-                f" '{s.text}'; assert " + EQUALITY
+                Problem(
+                    *where,
+                    f"says two results agree, but its claim asserts no equality:"
+                    f" '{s.text}'; assert " + EQUALITY,
+                )
             )
     lines = text.split("\n")
     for solution in sentences.solutions(text):
@@ -75,16 +86,20 @@ def check(page: Path, allowed: tuple[str, ...]) -> tuple[list[str], set[str]]:
         phrase = next((p for p in allowed if p in " ".join(body.split())), None)
         if phrase:
             used.add(phrase)
-        elif not _asserting(solution.claims):
+        elif not _asserting(project, solution.claims):
             found.append(
-                f"{rel(page)}:{solution.first}: an exercise solution without a claim that asserts"
-                " its hand result on the run's numbers; put {{ claim <key>.py:<section> }} after"
-                " its answer, its section asserting " + EQUALITY
+                Problem(
+                    project.rel(page),
+                    solution.first,
+                    "an exercise solution without a claim that asserts"
+                    " its hand result on the run's numbers; put {{ claim <key>.py:<section> }}"
+                    " after its answer, its section asserting " + EQUALITY,
+                )
             )
     return found, used
 
 
-def unasserted(snippet: Snippet) -> list[str]:
+def unasserted(snippet: Snippet) -> list[Problem]:
     """Hand results a snippet computes next to autograd's gradients without asserting them."""
     try:
         tree = ast.parse(snippet.source.read_text(encoding="utf-8"), snippet.name)
@@ -106,10 +121,14 @@ def unasserted(snippet: Snippet) -> list[str]:
     if not missing:
         return []
     return [
-        f"{snippet.name}:{missing[0][0]}: computes {', '.join(n for _, n in missing)} by hand"
-        " next to autograd's gradient, but no assert compares "
-        + ("them" if len(missing) > 1 else "it")
-        + " with autograd's; assert each equality (hand == autograd) in a claim section"
+        Problem(
+            snippet.name,
+            missing[0][0],
+            f"computes {', '.join(n for _, n in missing)} by hand"
+            " next to autograd's gradient, but no assert compares "
+            + ("them" if len(missing) > 1 else "it")
+            + " with autograd's; assert each equality (hand == autograd) in a claim section",
+        )
     ]
 
 
@@ -142,13 +161,14 @@ class Tally:
         )
 
 
-def tally(docs: Path = DOCS, cat=None) -> Tally:
+def tally(cat: Catalog) -> Tally:
+    project = cat.project
     markers = pages = said = said_asserted = solved = solved_asserted = excepted = 0
-    for page in markdown_pages(docs):
+    for page in markdown_pages(project):
         text = page.read_text(encoding="utf-8")
-        found = len(claims.find(page))
+        found = len(claims.find(project, page))
         markers, pages = markers + found, pages + bool(found)
-        allowed = cat.allowed(rel(page), RULE) if cat is not None else ()
+        allowed = cat.allowed(project.rel(page), RULE)
         agreeing = []
         for s in sentences.read(text):
             if says_agree(s):
@@ -157,10 +177,10 @@ def tally(docs: Path = DOCS, cat=None) -> Tally:
                 else:
                     agreeing.append(s)
         said += len(agreeing)
-        said_asserted += sum(bool(s.claims) and _asserting(s.claims) for s in agreeing)
+        said_asserted += sum(bool(s.claims) and _asserting(project, s.claims) for s in agreeing)
         answers = sentences.solutions(text)
         solved += len(answers)
-        solved_asserted += sum(_asserting(a.claims) for a in answers)
+        solved_asserted += sum(_asserting(project, a.claims) for a in answers)
     return Tally(markers, pages, said, said_asserted, solved, solved_asserted, excepted)
 
 

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from docpipe.pages.reading import CLAIM, markdown_pages
 from docpipe.pages.sentences import SENTENCE_END  # the one rule for where a sentence ends
-from docpipe.project import DOCS, SNIPPETS, Snippet, rel
+from docpipe.problems import DocpipeError, Problem
+from docpipe.project import Project, Snippet
 from docpipe.recorded import record as records
 from docpipe.sections import SectionError, find_sections
 
@@ -28,8 +29,8 @@ BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+\.\s|#|!!!|\?\?\?|<|\|)")
 MARK = "\u2713"  # a check mark
 
 
-class ClaimError(Exception):
-    """A marker that cannot be rendered; the message names page and line."""
+class ClaimError(DocpipeError):
+    """A marker that cannot be rendered, or a section that checks nothing."""
 
 
 @dataclass(frozen=True)
@@ -41,13 +42,13 @@ class Claim:
     sentence: str  # the sentence the marker follows, as written in the page
 
 
-def find(page: Path) -> list[Claim]:
+def find(project: Project, page: Path) -> list[Claim]:
     text = page.read_text(encoding="utf-8")
     return [
         Claim(
             page,
             text.count("\n", 0, m.start()) + 1,
-            Snippet.from_path(SNIPPETS / m["snippet"]),
+            project.snippet_at(project.snippets / m["snippet"]),
             m["section"],
             sentence_before(text, m.start()),
         )
@@ -70,47 +71,61 @@ def sentence_before(text: str, pos: int) -> str:
 def checks(snippet: Snippet, section: str) -> tuple[int, int]:
     """The (first, last) lines of the section's body; ClaimError if it cannot check anything."""
     if not snippet.source.is_file():
-        raise ClaimError(f"{snippet.name} does not exist")
+        raise ClaimError(f"{snippet.name} does not exist", snippet.name)
     text = snippet.source.read_text(encoding="utf-8")
     try:
         span = find_sections(text, snippet.name).get(section)
         tree = ast.parse(text, snippet.name)
-    except (SectionError, SyntaxError) as e:
-        raise ClaimError(str(e)) from None
+    except SectionError as e:
+        raise ClaimError(e.message, e.path, e.line) from None
+    except SyntaxError as e:
+        raise ClaimError(f"{e.msg}", snippet.name, e.lineno) from None
     if span is None:
-        raise ClaimError(f"{snippet.name} has no section '{section}' to check the claim")
+        raise ClaimError(
+            f"{snippet.name} has no section '{section}' to check the claim", snippet.name
+        )
     first, last = span
     if not any(isinstance(n, ast.Assert) and first <= n.lineno <= last for n in ast.walk(tree)):
         raise ClaimError(
-            f"section '{section}' of {snippet.name} holds no assert, so it checks nothing"
+            f"section '{section}' of {snippet.name} holds no assert, so it checks nothing",
+            snippet.name,
+            first,
         )
     return span
 
 
-def problems(docs: Path = DOCS) -> list[str]:
-    """Every marker that is malformed or names a section without an assert, by page:line."""
+def problems(project: Project) -> list[Problem]:
+    """Every marker that is malformed or names a section without an assert, by page and line."""
     found = []
-    for page in markdown_pages(docs):
+    for page in markdown_pages(project):
         text = page.read_text(encoding="utf-8")
+        name = project.rel(page)
         for m in LOOSE.finditer(text):
             if not CLAIM.fullmatch(m[0]):
                 line = text.count("\n", 0, m.start()) + 1
                 found.append(
-                    f"{rel(page)}:{line}: {m[0]} is not a claim marker"
-                    " (write {{ claim <key>.py:<section> }})"
+                    Problem(
+                        name,
+                        line,
+                        f"{m[0]} is not a claim marker (write {{{{ claim <key>.py:<section> }}}})",
+                    )
                 )
-        for claim in find(page):
+        for claim in find(project, page):
             if not claim.snippet.source.is_file():
                 continue  # consistency names a missing snippet once, whatever uses it
             try:
                 checks(claim.snippet, claim.section)
             except ClaimError as e:
-                found.append(f"{rel(page)}:{claim.line}: {e}")
+                found.append(Problem(name, claim.line, str(e)))
                 continue
             if _printed(claim.snippet, claim.section):
                 found.append(
-                    f"{rel(page)}:{claim.line}: section '{claim.section}' of {claim.snippet.name}"
-                    " prints, but no page shows a claim's code: check silently with assert"
+                    Problem(
+                        name,
+                        claim.line,
+                        f"section '{claim.section}' of {claim.snippet.name}"
+                        " prints, but no page shows a claim's code: check silently with assert",
+                    )
                 )
     return found
 
@@ -123,32 +138,32 @@ def _printed(snippet: Snippet, section: str) -> bool:
         return False  # not recorded yet: the drift check names that
 
 
-def broken(snippet: Snippet, result, docs: Path = DOCS) -> str:
+def cited(snippet: Snippet, section: str) -> list[Claim]:
+    """The claims of every page that cite this section of the snippet."""
+    project = snippet.project
+    return [
+        c
+        for page in markdown_pages(project)
+        for c in find(project, page)
+        if c.snippet == snippet and c.section == section
+    ]
+
+
+def broken(snippet: Snippet, result) -> str:
     """Report lines for a run that failed inside a section that pages cite as a claim."""
     if not result.failed_section:
         return ""
-    cited = [
-        c
-        for page in markdown_pages(docs)
-        for c in find(page)
-        if c.snippet == snippet and c.section == result.failed_section
-    ]
-    if not cited:
+    citing = cited(snippet, result.failed_section)
+    if not citing:
         return ""
     where = f"{snippet.name}:{result.failed_line}" if result.failed_line else snippet.name
     out = [
         f"\n  CLAIM NO LONGER HOLDS: {where} (section '{result.failed_section}') checks what"
-        + (" these pages say:" if len(cited) > 1 else " this page says:")
+        + (" these pages say:" if len(citing) > 1 else " this page says:")
     ]
-    out += [f'    {rel(c.page)}:{c.line}: "{c.sentence}"' for c in cited]
+    out += [f'    {snippet.project.rel(c.page)}:{c.line}: "{c.sentence}"' for c in citing]
     out.append("  correct the sentence (and its check), or find what changed in the run")
     return "\n".join(out)
-
-
-def code_url(repo_url: str, edit_uri: str, snippet: Snippet, span: tuple[int, int]) -> str:
-    """The checking lines in the hosted repository (the branch is the one edit_uri names)."""
-    branch = m[1] if (m := re.match(r"(?:edit|blob)/([^/]+)/", edit_uri or "")) else "main"
-    return f"{repo_url.rstrip('/')}/blob/{branch}/{snippet.name}#L{span[0]}-L{span[1]}"
 
 
 def _verified(snippet: Snippet, section: str) -> str:
@@ -159,20 +174,20 @@ def _verified(snippet: Snippet, section: str) -> str:
     return f", and in verified runs with torch {', '.join(held)}" if held else ""
 
 
-def render(markdown: str, page: str, repo_url: str, edit_uri: str, notebook: bool = False) -> str:
+def render(project: Project, markdown: str, page: str, notebook: bool = False) -> str:
     """Replace each marker (and the space before it) by a small link to the checking code."""
 
     def marker(m: re.Match) -> str:
         line = markdown.count("\n", 0, m.start("claim")) + 1
-        snippet = Snippet.from_path(SNIPPETS / m["snippet"])
+        snippet = project.snippet_at(project.snippets / m["snippet"])
         try:
             span = checks(snippet, m["section"])
             torch = records.load(snippet).environment["torch"]
         except (ClaimError, records.RecordError) as e:
             if notebook:  # the site check names the broken marker; the notebook keeps it
                 return m[0]
-            raise ClaimError(f"{page}:{line}: {e}") from None
-        url = code_url(repo_url, edit_uri, snippet, span)
+            raise ClaimError(str(e), page, line) from None
+        url = project.site.code_url(snippet.name, span)
         tip = (
             f"Checked claim: the asserts in {snippet.name}, lines {span[0]}\u2013{span[1]},"
             f" hold in the recorded run with torch {torch}"

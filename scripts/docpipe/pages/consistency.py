@@ -11,7 +11,8 @@ from pathlib import Path
 from docpipe.catalog import Catalog
 from docpipe.pages import markup
 from docpipe.pages import reading as pages
-from docpipe.project import DOCS, GENERATED, NOTEBOOKS, ROOT, owner, rel
+from docpipe.problems import Problem
+from docpipe.project import Project
 from docpipe.recorded.writing import LEFTOVER
 from docpipe.sections import CLAIM_PREFIX, SectionError, find_sections
 
@@ -19,86 +20,104 @@ OUTPUT_LANGS = {"text", "console", "output", "pycon", "txt", "plaintext"}
 SNIPPETS_SYNTAX = "pymdownx.snippets acts on it"
 
 
-def problems(cat: Catalog, docs: Path = DOCS) -> list[str]:
-    return page_problems(cat, docs) + output_problems(cat, docs)
+def problems(cat: Catalog) -> list[Problem]:
+    return page_problems(cat) + output_problems(cat)
 
 
-def page_problems(cat: Catalog, docs: Path = DOCS, outputs_made_later: bool = False) -> list[str]:
+def page_problems(cat: Catalog, outputs_made_later: bool = False) -> list[Problem]:
     """What an author must fix in pages, snippets.toml or mkdocs.yml; regen cannot."""
-    found: list[str] = []
-    for page in pages.markdown_pages(docs):
-        found += include_problems(page, outputs_made_later)
-    uses = pages.all_uses(docs)
+    project = cat.project
+    found: list[Problem] = []
+    for page in pages.markdown_pages(project):
+        found += include_problems(project, page, outputs_made_later)
+    uses = pages.all_uses(project)
     for use in uses:
-        where = f"{rel(use.page)}:{use.line}"
+        where = project.rel(use.page), use.line
         if use.snippet is not None and use.snippet not in cat.settings:
-            found.append(f"{where}: {use.snippet.name} does not exist")
+            found.append(Problem(*where, f"{use.snippet.name} does not exist"))
         elif use.kind == "value" and use.detail not in cat.settings[use.snippet].values:
             found.append(
-                f"{where}: {use.snippet.name} declares no value '{use.detail}' in snippets.toml"
+                Problem(
+                    *where,
+                    f"{use.snippet.name} declares no value '{use.detail}' in snippets.toml",
+                )
             )
-    for page in pages.markdown_pages(docs):
-        found += typed_outputs(page) + unshown_sections(page) + unread_markers(page)
-    return found + nav_problems(docs)
+    for page in pages.markdown_pages(project):
+        found += typed_outputs(project, page) + unshown_sections(project, page)
+        found += unread_markers(project, page)
+    return found + nav_problems(project)
 
 
-def output_problems(cat: Catalog, docs: Path = DOCS) -> list[str]:
+def output_problems(cat: Catalog) -> list[Problem]:
     """Snippets no page shows, recorded files no snippet owns or a page cannot show as
     recorded, claims that check nothing, and what the page rules find in prose (docpipe.pages.rules:
     typed numbers, general sentences, unasserted agreement): reported by --check, but no reason
     to refuse a regen."""
     from docpipe.pages import claims, rules
 
-    found = claims.problems(docs) + rules.problems(cat, docs)
-    uses = pages.all_uses(docs)
+    project = cat.project
+    found = claims.problems(project) + rules.problems(cat)
+    uses = pages.all_uses(project)
     shown = {u.snippet for u in uses if u.kind in ("code", "output")}
     for snippet in cat.snippets:
         if snippet not in shown and not cat.exempt(snippet.name, "not-on-a-page"):
-            found.append(f"{snippet.name}: no page shows its code or output (orphan snippet)")
+            found.append(
+                Problem(snippet.name, None, "no page shows its code or output (orphan snippet)")
+            )
     for use in uses:
-        if use.kind == "output" and (ROOT / use.detail).is_file():
-            found += swallowed_lines(ROOT / use.detail, f"{rel(use.page)}:{use.line}")
-    for path in sorted(GENERATED.rglob("*")) if GENERATED.is_dir() else []:
+        if use.kind == "output" and (project.root / use.detail).is_file():
+            output = project.root / use.detail
+            found += swallowed_lines(project, output, (project.rel(use.page), use.line))
+    generated = project.generated
+    for path in sorted(generated.rglob("*")) if generated.is_dir() else []:
         if LEFTOVER.match(path.name):
             continue  # a regen's temporary file: in flight, or left by a killed run (repaired)
-        if path.is_file() and owner(path) not in cat.settings:
-            found.append(f"{rel(path)}: belongs to no snippet (orphan output; delete it)")
-    return found
-
-
-def include_problems(page: Path, outputs_made_later: bool = False) -> list[str]:
-    """Every include as pymdownx would read it: the file exists and so does the section.
-    With outputs_made_later (regen), a recorded output regen is about to write may be missing."""
-    found = []
-    for inc in pages.includes(page):
-        where = f"{rel(page)}:{inc.line}"
-        if outputs_made_later and not inc.path.exists() and GENERATED in inc.path.parents:
-            continue
-        if inc.problem:
-            found.append(f"{where}: {inc.problem}")
-            continue
-        if not inc.section:
-            continue
-        try:
-            spans = find_sections(inc.path.read_text(encoding="utf-8"), rel(inc.path))
-        except SectionError as e:
-            found.append(f"{where}: {e}")
-            continue
-        if inc.section not in spans:
-            known = ", ".join(spans) or "none"
+        if path.is_file() and project.owner(path) not in cat.settings:
             found.append(
-                f"{where}: {rel(inc.path)} has no section '{inc.section}' (sections: {known})"
+                Problem(project.rel(path), None, "belongs to no snippet (orphan output; delete it)")
             )
     return found
 
 
-def unshown_sections(page: Path) -> list[str]:
+def include_problems(
+    project: Project, page: Path, outputs_made_later: bool = False
+) -> list[Problem]:
+    """Every include as pymdownx would read it: the file exists and so does the section.
+    With outputs_made_later (regen), a recorded output regen is about to write may be missing."""
+    found = []
+    for inc in pages.includes(project, page):
+        where = project.rel(page), inc.line
+        made_later = project.generated in inc.path.parents
+        if outputs_made_later and not inc.path.exists() and made_later:
+            continue
+        if inc.problem:
+            found.append(Problem(*where, inc.problem))
+            continue
+        if not inc.section:
+            continue
+        try:
+            spans = find_sections(inc.path.read_text(encoding="utf-8"), project.rel(inc.path))
+        except SectionError as e:
+            found.append(Problem(*where, str(e)))
+            continue
+        if inc.section not in spans:
+            known = ", ".join(spans) or "none"
+            found.append(
+                Problem(
+                    *where,
+                    f"{project.rel(inc.path)} has no section '{inc.section}' (sections: {known})",
+                )
+            )
+    return found
+
+
+def unshown_sections(project: Project, page: Path) -> list[Problem]:
     """A page that shows a snippet's code shows all of it: every section but its claims, in
     the snippet's order, since the page's notebook runs them top to bottom (a section left out
     leaves the names it defines undefined in the notebook)."""
     shown: dict = {}
-    for inc in pages.includes(page):
-        use = pages.classify(inc) if not inc.problem else None
+    for inc in pages.includes(project, page):
+        use = pages.classify(project, inc) if not inc.problem else None
         if use and use.kind == "code":
             shown.setdefault(use.snippet, []).append((inc.line, inc.section))
     found = []
@@ -110,18 +129,24 @@ def unshown_sections(page: Path) -> list[str]:
         except (OSError, SectionError):
             continue  # named by the include's own check
         got = list(dict.fromkeys(s for _, s in included if s in wanted))
-        where = f"{rel(page)}:{included[0][0]}"
+        where = project.rel(page), included[0][0]
         missing = [name for name in wanted if name not in got]
         if missing:
             found.append(
-                f"{where}: shows {snippet.name} without its section(s) {', '.join(missing)};"
-                " a page shows every section of a snippet it shows, in order (its notebook runs"
-                " them top to bottom)"
+                Problem(
+                    *where,
+                    f"shows {snippet.name} without its section(s) {', '.join(missing)};"
+                    " a page shows every section of a snippet it shows, in order (its notebook"
+                    " runs them top to bottom)",
+                )
             )
         elif got != wanted:
             found.append(
-                f"{where}: shows the sections of {snippet.name} as {', '.join(got)}; show them in"
-                f" the snippet's order, {', '.join(wanted)} (its notebook runs them top to bottom)"
+                Problem(
+                    *where,
+                    f"shows the sections of {snippet.name} as {', '.join(got)}; show them in the"
+                    f" snippet's order, {', '.join(wanted)} (its notebook runs them top to bottom)",
+                )
             )
     return found
 
@@ -138,7 +163,7 @@ BRACES = re.compile(r"\{\{.*?\}\}|\{\{|\}\}")
 MASK = "DOCPIPEMARKER"
 
 
-def unread_markers(page: Path) -> list[str]:
+def unread_markers(project: Project, page: Path) -> list[Problem]:
     """`{{ ... }}` that is neither a value (`{{ <key>.py:<name> }}`) nor a claim marker: the
     build would publish it as literal braces. In prose, links, HTML and image text every one
     is named; in math only one naming a .py (LaTeX groups braces)."""
@@ -154,9 +179,13 @@ def unread_markers(page: Path) -> list[str]:
                 continue  # LaTeX's braces; a malformed claim (named by claims.problems)
             at = line + content.count("\n", 0, m.start())
             found.append(
-                f"{rel(page)}:{at}: {m[0][:60]} is neither a value {{{{ <key>.py:<name> }}}} nor"
-                " a claim {{ claim <key>.py:<section> }} (no space around the colon); the page"
-                " would show the braces"
+                Problem(
+                    project.rel(page),
+                    at,
+                    f"{m[0][:60]} is neither a value {{{{ <key>.py:<name> }}}} nor"
+                    " a claim {{ claim <key>.py:<section> }} (no space around the colon); the"
+                    " page would show the braces",
+                )
             )
 
     for t in pages.tokens(masked):
@@ -182,43 +211,55 @@ def unread_markers(page: Path) -> list[str]:
     return found
 
 
-def swallowed_lines(output: Path, where: str) -> list[str]:
+def swallowed_lines(project: Project, output: Path, where: tuple[str, int]) -> list[Problem]:
     """Output lines pymdownx.snippets would act on even inside an included file (an include
     line is expanded, a section marker deleted), so the page would not show them as recorded."""
     from docpipe.sections import preprocessor
 
+    pre = preprocessor(project.site.snippets_options)
     lines = output.read_text(encoding="utf-8").splitlines()
     return [
-        f"{where}: {rel(output)}:{n} would not show as recorded ({SNIPPETS_SYNTAX}):"
-        f" {line.strip()[:60]}"
+        Problem(
+            *where,
+            f"{project.rel(output)}:{n} would not show as recorded ({SNIPPETS_SYNTAX}):"
+            f" {line.strip()[:60]}",
+        )
         for n, line in enumerate(lines, start=1)
-        if preprocessor().RE_ALL_SNIPPETS.match(line) or preprocessor().match_section(line)
+        if pre.RE_ALL_SNIPPETS.match(line) or pre.match_section(line)
     ]
 
 
-def typed_outputs(page: Path) -> list[str]:
+def typed_outputs(project: Project, page: Path) -> list[Problem]:
     """Output-looking fenced blocks must be exactly one include of a recorded output, titled
     with the command that produced it."""
     found = []
     text = markup.without_examples(page.read_text(encoding="utf-8"))
-    included = {inc.line: inc for inc in pages.includes(page, text)}
+    included = {inc.line: inc for inc in pages.includes(project, page, text)}
     for fence in pages.fences(text):
         lang = fence.info.lstrip("{").strip().lstrip(".").split(" ")[0].split("}")[0]
-        where = f"{rel(page)}:{fence.first}"
+        where = project.rel(page), fence.first
         inner = [included[n] for n in range(fence.first + 1, fence.last) if n in included]
-        outputs = [inc for inc in inner if pages.classify(inc).kind == "output"]
+        outputs = [inc for inc in inner if pages.classify(project, inc).kind == "output"]
         if lang in OUTPUT_LANGS and (len(fence.body) != 1 or not outputs):
-            found.append(f"{where}: an output block typed by hand; include a recorded output")
+            found.append(
+                Problem(*where, "an output block typed by hand; include a recorded output")
+            )
         elif not lang and not outputs:
-            found.append(f"{where}: a code block without a language (a plain ``` fence): {UNNAMED}")
+            found.append(
+                Problem(*where, f"a code block without a language (a plain ``` fence): {UNNAMED}")
+            )
         for inc in outputs:
-            command = f"python snippets/{owner(inc.path).key}.py"
+            command = project.owner(inc.path).command
             if f'title="{command}"' not in fence.info:
-                found.append(f'{where}: an output block must be titled title="{command}"')
+                found.append(Problem(*where, f'an output block must be titled title="{command}"'))
     for t in pages.tokens(text):
         if t.type == "code_block":  # indented by four spaces: what it shows cannot be told
             found.append(
-                f"{rel(page)}:{t.map[0] + 1}: an indented code block: fence it and {UNNAMED}"
+                Problem(
+                    project.rel(page),
+                    t.map[0] + 1,
+                    f"an indented code block: fence it and {UNNAMED}",
+                )
             )
     return found
 
@@ -230,35 +271,24 @@ UNNAMED = (
 )
 
 
-def nav_problems(docs: Path = DOCS) -> list[str]:
-    """Every page and every generated notebook must be reachable from the nav of mkdocs.yml."""
-    from mkdocs.utils.yaml import yaml_load
-
-    config = ROOT / "mkdocs.yml"
-    with open(config, encoding="utf-8") as f:
-        nav = yaml_load(f).get("nav")
-    if nav is None:
-        return []  # MkDocs then lists every page itself
-    listed: set[str] = set()
-
-    def walk(item) -> None:
-        if isinstance(item, str):
-            listed.add(item)
-        elif isinstance(item, dict):
-            for value in item.values():
-                walk(value)
-        elif isinstance(item, list):
-            for value in item:
-                walk(value)
-
-    walk(nav)
+def nav_problems(project: Project) -> list[Problem]:
+    """Every page and every generated notebook must be reachable from the nav of mkdocs.yml
+    (as MkDocs' config loader reads it: Project.site.nav)."""
     from docpipe.pages.notebooks import notebook_path, tutorial_pages
 
-    notebooks = {*NOTEBOOKS.glob("**/*.ipynb"), *map(notebook_path, tutorial_pages(docs))}
-    wanted = [*pages.markdown_pages(docs), *sorted(notebooks)]
+    listed = project.site.nav
+    if listed is None:
+        return []  # MkDocs then lists every page itself
+    made = [notebook_path(project, p) for p in tutorial_pages(project)]
+    notebooks = {*project.notebooks.glob("**/*.ipynb"), *made}
+    wanted = [*pages.markdown_pages(project), *sorted(notebooks)]
     return [
-        f"{rel(path)}: not in the nav of mkdocs.yml (add it"
-        f" {'under Notebooks' if path.suffix == '.ipynb' else 'to the nav'})"
+        Problem(
+            project.rel(path),
+            None,
+            "not in the nav of mkdocs.yml (add it"
+            f" {'under Notebooks' if path.suffix == '.ipynb' else 'to the nav'})",
+        )
         for path in wanted
-        if path.relative_to(docs).as_posix() not in listed
+        if path.relative_to(project.docs).as_posix() not in listed
     ]

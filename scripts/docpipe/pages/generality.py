@@ -21,7 +21,8 @@ import re
 from pathlib import Path
 
 from docpipe.pages import claims, sentences
-from docpipe.project import SNIPPETS, Snippet, rel
+from docpipe.catalog import Catalog
+from docpipe.problems import Problem
 
 RULE = "general-sentence"
 
@@ -73,7 +74,7 @@ def is_general(sentence: sentences.Sentence) -> bool:
     return not scoped(sentence) or bool(sentence.has_word(STRONG))
 
 
-def check(page: Path, allowed: tuple[str, ...]) -> tuple[list[str], set[str]]:
+def check(cat: Catalog, page: Path, allowed: tuple[str, ...]) -> tuple[list[Problem], set[str]]:
     """Problems for each general sentence of the page not backed over its cases, and the
     allowed phrases that spared one."""
     found, used = [], set()
@@ -82,24 +83,31 @@ def check(page: Path, allowed: tuple[str, ...]) -> tuple[list[str], set[str]]:
             continue
         if sentences.spared(s, allowed, used):
             continue
-        where = f"{rel(page)}:{s.line}"
+        project = cat.project
+        where = project.rel(page), s.line
         if not s.claims:
             found.append(
-                f"{where}: general statement about PyTorch without a checked claim: '{s.text}'"
-                f" ({s.has_word(GENERAL)!r} with {subject(s)}); back it with a claim that runs"
-                " over every case it names, narrow it to what the run shows, or except it in"
-                " snippets.toml (rule general-sentence) with the reason"
+                Problem(
+                    *where,
+                    f"general statement about PyTorch without a checked claim: '{s.text}'"
+                    f" ({s.has_word(GENERAL)!r} with {subject(s)}); back it with a claim that runs"
+                    " over every case it names, narrow it to what the run shows, or except it in"
+                    " snippets.toml (rule general-sentence) with the reason",
+                )
             )
             continue
         if scoped(s):
             continue  # one case, the one shown, which its claim checks
-        backing = [(Snippet.from_path(SNIPPETS / k), section) for k, section in s.claims]
+        backing = [(project.snippet_at(project.snippets / k), sec) for k, sec in s.claims]
         if not any(claims.covers_cases(snippet, section) for snippet, section in backing):
             named = ", ".join(f"'{section}' of {snippet.name}" for snippet, section in backing)
             found.append(
-                f"{where}: general statement about PyTorch backed by a claim that checks one"
-                f" case: '{s.text}' ({s.has_word(GENERAL)!r}; {named} has no loop over cases);"
-                " assert over every case it names (a for loop or a comprehension), or narrow it"
-                " to what the run shows"
+                Problem(
+                    *where,
+                    f"general statement about PyTorch backed by a claim that checks one"
+                    f" case: '{s.text}' ({s.has_word(GENERAL)!r}; {named} has no loop over cases);"
+                    " assert over every case it names (a for loop or a comprehension), or narrow it"
+                    " to what the run shows",
+                )
             )
     return found, used

@@ -34,9 +34,15 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from docpipe.project import DOCS, rel
+from docpipe.problems import Problem
+from docpipe.project import Project
 
-KATEX = DOCS / "assets" / "katex"
+
+def katex_dir(project: Project) -> Path:
+    """Where the site's one copy of KaTeX is (scripts/vendor_katex.sh puts it there)."""
+    return project.docs / "assets" / "katex"
+
+
 # throwOnError: a formula KaTeX cannot render is an error of the page, not a red span.
 # strict "error": what KaTeX would only warn about in a console (LaTeX-incompatible input) is
 # one too, as `mkdocs build --strict` makes every warning an error.
@@ -73,16 +79,6 @@ class Formula:
         return f"{dollars}{' '.join(self.tex.split())}{dollars}"
 
 
-@dataclass(frozen=True)
-class Problem:
-    where: str  # "docs/page.md:12", or the page alone when its line is not found
-    formula: Formula
-    error: str
-
-    def __str__(self) -> str:
-        return f"{self.where}: KaTeX cannot render {self.formula.shown()}: {self.error}"
-
-
 def formula(body: str) -> Formula:
     """The formula in a marked element's text (still HTML-escaped)."""
     tex = html.unescape(body).strip()
@@ -103,7 +99,7 @@ class KatexUnavailable(Exception):
 class Engine:
     """katex.min.js in an embedded V8, started on first use."""
 
-    def __init__(self, katex_dir: Path = KATEX):
+    def __init__(self, katex_dir: Path):
         self.katex_dir = katex_dir
         self._racer = None
         self._lock = threading.Lock()  # `mkdocs serve` rebuilds in another thread
@@ -136,7 +132,7 @@ class Engine:
             racer.close()
 
 
-def version_key(katex_dir: Path = KATEX) -> str:
+def version_key(katex_dir: Path) -> str:
     """What a rendering depends on besides its formula: KaTeX (its version and its very file)
     and the options."""
     h = hashlib.sha256()
@@ -145,7 +141,7 @@ def version_key(katex_dir: Path = KATEX) -> str:
         h.update((katex_dir / "katex.min.js").read_bytes())
     except OSError as e:
         raise KatexUnavailable(
-            f"{rel(Path(e.filename))} is missing: scripts/vendor_katex.sh copies KaTeX there"
+            f"{e.filename} is missing: scripts/vendor_katex.sh copies KaTeX there"
         ) from None
     h.update(json.dumps(OPTIONS, sort_keys=True).encode())
     return h.hexdigest()[:16]
@@ -155,7 +151,7 @@ class Renderer:
     """Renders formulas through a cache: in memory, and one JSON file per version_key in
     `folder`, written by save(). Errors are kept in memory only (they are cheap to find)."""
 
-    def __init__(self, folder: Path | None, katex_dir: Path = KATEX):
+    def __init__(self, folder: Path | None, katex_dir: Path):
         self.engine = Engine(katex_dir)
         self.folder, self.katex_dir = folder, katex_dir
         self.file: Path | None = None
@@ -245,10 +241,12 @@ class Renderer:
 _RENDERERS: dict[Path, Renderer] = {}
 
 
-def renderer(folder: Path) -> Renderer:
-    """The process's renderer for the cache folder: one per build or `mkdocs serve` session."""
+def renderer(project: Project) -> Renderer:
+    """The project's renderer, caching in .cache/katex/: one per build or `mkdocs serve`
+    session."""
+    folder = project.cache_dir / "katex"
     if folder not in _RENDERERS:
-        _RENDERERS[folder] = Renderer(folder)
+        _RENDERERS[folder] = Renderer(folder, katex_dir(project))
     return _RENDERERS[folder]
 
 
@@ -259,7 +257,7 @@ def close() -> None:
         r.close()
 
 
-def problems(page_html: str, renderer: Renderer, source: Path) -> list[Problem]:
+def problems(project: Project, page_html: str, renderer: Renderer, source: Path) -> list[Problem]:
     """Each formula of the page KaTeX refuses, located in the page's source file (a Markdown
     page, or a notebook's Markdown cells)."""
     found = []
@@ -267,8 +265,11 @@ def problems(page_html: str, renderer: Renderer, source: Path) -> list[Problem]:
     renderer.prepare(marked)
     failed = [(f, e) for f in marked if (e := renderer.error(f)) is not None]
     if failed:
-        where = _locator(source)
-        found = [Problem(where(f), f, e) for f, e in failed]
+        where = _locator(project, source)
+        found = []
+        for f, e in failed:
+            path, line, cell = where(f)
+            found.append(Problem(path, line, f"{cell}KaTeX cannot render {f.shown()}: {e}"))
     return found
 
 
@@ -319,7 +320,7 @@ def _matcher(candidates: list[tuple[str, str]]):
     taken: set[int] = set()
     compiled = [(where, _pattern(tex)) for where, tex in candidates]
 
-    def where(f: Formula, fallback: str) -> str:
+    def where(f: Formula, fallback: tuple) -> tuple:
         flat = "".join(f.tex.split())
         for i, (place, pattern) in enumerate(compiled):
             if i not in taken and pattern.fullmatch(flat):
@@ -330,8 +331,10 @@ def _matcher(candidates: list[tuple[str, str]]):
     return where
 
 
-def _locator(source: Path):
-    name = rel(source)
+def _locator(project: Project, source: Path):
+    """where(formula) -> (path, line, cell): a notebook's formula is named by its cell and the
+    line in it ("cell 3, line 2: "), with no line of the file."""
+    name = project.rel(source)
     text = source.read_text(encoding="utf-8") if source.exists() else ""
     if source.suffix == ".ipynb":
         candidates = []
@@ -341,11 +344,11 @@ def _locator(source: Path):
                 body = cell["source"]
                 body = "".join(body) if isinstance(body, list) else body
                 candidates += [
-                    (f"{name}: cell {number}, line {line}", tex)
+                    ((name, None, f"cell {number}, line {line}: "), tex)
                     for line, tex in source_formulas(body)
                 ]
     else:
-        candidates = [(f"{name}:{line}", tex) for line, tex in source_formulas(text)]
+        candidates = [((name, line, ""), tex) for line, tex in source_formulas(text)]
     match = _matcher(candidates)
     lines = text.split("\n")
 
@@ -354,7 +357,8 @@ def _locator(source: Path):
         # that holds the formula's first line
         first = next((x.strip() for x in f.tex.split("\n") if x.strip()), f.tex)
         line = next((n for n, x in enumerate(lines, 1) if first in x), None)
-        return match(f, f"{name}:{line}" if line and source.suffix != ".ipynb" else name)
+        fallback = (name, line if source.suffix != ".ipynb" else None, "")
+        return match(f, fallback)
 
     return where
 

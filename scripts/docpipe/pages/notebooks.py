@@ -12,8 +12,8 @@ from pathlib import Path
 
 from docpipe.pages import claims
 from docpipe.pages import reading as pages
-from docpipe.pages import values as glue
-from docpipe.project import DOCS, NOTEBOOKS, Snippet, hosted_repo, hosted_url, rel
+from docpipe.pages import values
+from docpipe.project import Project, Snippet
 from docpipe.recorded import record as records
 from docpipe.sections import section_text
 
@@ -22,29 +22,34 @@ PAGE_LINK = re.compile(r"\]\((?P<page>[\w/-]+)\.md(?P<anchor>#[\w-]+)?\)")
 ATTRS = re.compile(r"\)\{[^}]*\}")
 
 
-def notebook_path(page: Path) -> Path:
-    return NOTEBOOKS / page.relative_to(DOCS).with_suffix(".ipynb")
+def notebook_path(project: Project, page: Path) -> Path:
+    return project.notebooks / page.relative_to(project.docs).with_suffix(".ipynb")
 
 
-def tutorial_pages(docs: Path = DOCS) -> list[Path]:
+def tutorial_pages(project: Project) -> list[Path]:
     """Pages that show snippet code get a notebook."""
-    return [p for p in pages.markdown_pages(docs) if any(u.kind == "code" for u in pages.uses(p))]
+    return [
+        p
+        for p in pages.markdown_pages(project)
+        if any(u.kind == "code" for u in pages.uses(project, p))
+    ]
 
 
 def section_code(snippet: Snippet, section: str) -> str:
-    return section_text(snippet.source.read_text(encoding="utf-8"), section)
+    options = snippet.project.site.snippets_options
+    return section_text(snippet.source.read_text(encoding="utf-8"), section, options)
 
 
 def section_output(snippet: Snippet, section: str) -> str:
     return records.load(snippet).output_of(section)
 
 
-def build(page: Path):
+def build(project: Project, page: Path):
     import nbformat.v4 as nbf
 
-    page_url = hosted_url() + page.relative_to(DOCS).with_suffix("").as_posix() + "/"
-    text = glue.substitute(page.read_text(encoding="utf-8"), rel(page))
-    text = claims.render(text, rel(page), *hosted_repo(), notebook=True)
+    page_url = project.site.page_url(page.relative_to(project.docs).as_posix())
+    text = values.substitute(project, page.read_text(encoding="utf-8"), project.rel(page))
+    text = claims.render(project, text, project.rel(page), notebook=True)
     cells = [
         nbf.new_markdown_cell(
             f"*This notebook is generated from the page [{page_url}]({page_url}). Every output "
@@ -62,7 +67,7 @@ def build(page: Path):
 
     lines = text.splitlines()
     fences = {f.first - 1: f for f in pages.fences(text)}
-    included = {inc.line: inc for inc in pages.includes(page, text)}
+    included = {inc.line: inc for inc in pages.includes(project, page, text)}
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -70,7 +75,7 @@ def build(page: Path):
         if fence:
             inner = [included.get(n) for n in range(fence.first + 1, fence.last)]
             inner = [inc for inc in inner if inc]
-            use = pages.classify(inner[0]) if len(fence.body) == 1 and inner else None
+            use = pages.classify(project, inner[0]) if len(fence.body) == 1 and inner else None
             if use and use.kind == "code":
                 flush()
                 cell = nbf.new_code_cell(section_code(use.snippet, use.detail))
@@ -80,7 +85,11 @@ def build(page: Path):
                     cell.outputs = [nbf.new_output("stream", name="stdout", text=output)]
                 cells.append(cell)
             elif use and use.kind == "file":
-                shown = section_text(inner[0].path.read_text(encoding="utf-8"), inner[0].section)
+                shown = section_text(
+                    inner[0].path.read_text(encoding="utf-8"),
+                    inner[0].section,
+                    project.site.snippets_options,
+                )
                 language = fence.info.split(" ")[0].lstrip("{.")
                 prose.extend([f"```{language}", shown, "```"])
             elif not use:
@@ -110,7 +119,7 @@ def build(page: Path):
     for index, cell in enumerate(cells):
         cell.id = f"cell-{index:03d}"
         if cell.cell_type == "markdown":
-            cell.source = _site_links(cell.source)
+            cell.source = _site_links(project, cell.source)
     nb = nbf.new_notebook(cells=cells)
     nb.metadata = {
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
@@ -124,23 +133,25 @@ def _dedent(line: str) -> str:
     return line[4:] if line.startswith("    ") else line
 
 
-def _site_links(source: str) -> str:
-    site = hosted_url()
-    source = PAGE_LINK.sub(lambda m: f"]({site}{m['page']}/{m['anchor'] or ''})", source)
+def _site_links(project: Project, source: str) -> str:
+    def link(m: re.Match) -> str:
+        return f"]({project.site.page_url(m['page'] + '.md')}{m['anchor'] or ''})"
+
+    source = PAGE_LINK.sub(link, source)
     return ATTRS.sub(")", source)
 
 
-def render(page: Path) -> bytes:
+def render(project: Project, page: Path) -> bytes:
     import nbformat
 
-    return (nbformat.writes(build(page)) + "\n").encode()
+    return (nbformat.writes(build(project, page)) + "\n").encode()
 
 
-def expected() -> dict[Path, bytes]:
+def expected(project: Project) -> dict[Path, bytes]:
     """What regen writes, for every page whose snippets all have a recorded run (a snippet
     without one is reported as drift of its own, and its page's notebook waits for it)."""
     return {
-        notebook_path(p): render(p)
-        for p in tutorial_pages()
-        if all(u.snippet.record.exists() for u in pages.uses(p) if u.snippet)
+        notebook_path(project, p): render(project, p)
+        for p in tutorial_pages(project)
+        if all(u.snippet.record.exists() for u in pages.uses(project, p) if u.snippet)
     }

@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from docpipe.pages.reading import parser
-from docpipe.project import DOCS, rel
+from docpipe.problems import Problem
 
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")
 # Values and claim markers become a neutral sign: their digits are not typed by hand.
@@ -95,7 +95,7 @@ def _html(md, content: str, first: int) -> list[Chunk]:
     return chunks
 
 
-def typed_numbers(page: Path, allowed: tuple[str, ...]) -> tuple[list[str], set[str]]:
+def typed_numbers(cat, page: Path, allowed: tuple[str, ...]) -> tuple[list[Problem], set[str]]:
     """Problems for each number typed in the page's prose, and the allowed phrases it used."""
     found, used = [], set()
     for chunk in prose(page.read_text(encoding="utf-8")):
@@ -107,9 +107,13 @@ def typed_numbers(page: Path, allowed: tuple[str, ...]) -> tuple[list[str], set[
             context = chunk.text[max(0, m.start() - 30) : m.end() + 30]
             context = " ".join(context.replace(PLACEHOLDER, "{{ }}").split())
             found.append(
-                f"{rel(page)}:{chunk.line}: the number {m[0]} is typed by hand in prose"
-                f" (...{context}...); quote it from a run with {{{{ <key>.py:<name> }}}}, or"
-                " allow its phrase in snippets.toml (rule number-in-prose) with the reason"
+                Problem(
+                    cat.project.rel(page),
+                    chunk.line,
+                    f"the number {m[0]} is typed by hand in prose"
+                    f" (...{context}...); quote it from a run with {{{{ <key>.py:<name> }}}}, or"
+                    " allow its phrase in snippets.toml (rule number-in-prose) with the reason",
+                )
             )
     return found, used
 
@@ -123,8 +127,8 @@ def covering(text: str, start: int, end: int, allowed: tuple[str, ...]) -> str |
     return None
 
 
-def problems(cat, docs: Path = DOCS) -> list[str]:
+def problems(cat) -> list[Problem]:
     """The problems of this rule alone, site-wide (docpipe.pages.rules runs every page rule)."""
     from docpipe.pages import rules
 
-    return rules.problems(cat, docs, only=("number-in-prose",))
+    return rules.problems(cat, only=("number-in-prose",))

@@ -14,7 +14,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from docpipe.pages import markup
-from docpipe.project import DOCS, GENERATED, ROOT, SNIPPETS, Snippet, owner
+from docpipe.project import Project, Snippet
 from docpipe.sections import preprocessor
 
 IMAGE = re.compile(r"\]\((?P<target>[^)\s#]+\.svg)(?:#[\w-]+)?\)")
@@ -78,11 +78,12 @@ def fences(text: str) -> list[Fence]:
     return found
 
 
-def includes(page: Path, text: str | None = None) -> list[Include]:
+def includes(project: Project, page: Path, text: str | None = None) -> list[Include]:
     """Every include line of a page, as pymdownx.snippets reads it (none of an example's)."""
     text = page.read_text(encoding="utf-8") if text is None else text
     text = markup.without_examples(text)
-    pre = preprocessor()
+    pre = preprocessor(project.site.snippets_options)
+    base = _base(project)
     by_line = {line: f for f in fences(text) for line in range(f.first, f.last + 1)}
     found = []
     for number, line in enumerate(text.split("\n"), start=1):
@@ -91,19 +92,19 @@ def includes(page: Path, text: str | None = None) -> list[Include]:
             continue
         if m["block_marker"]:
             problem = "block includes (a lone --8<--) are not used here; include one file"
-            found.append(Include(page, number, "", ROOT, "", problem, by_line.get(number)))
+            found.append(Include(page, number, "", base, "", problem, by_line.get(number)))
             continue
         target = m["snippet"][1:-1]
         path, lines, section = pre.split_path(target)
         problem = ""
         if lines:
             problem = "include by named section, never by line numbers"
-        full = Path(os.path.normpath(ROOT / path))
+        full = Path(os.path.normpath(base / path))
         if not full.is_file():
             problem = problem or f"{path} does not exist"
-        elif SNIPPETS in full.parents and full.suffix == ".py":
+        elif project.snippets in full.parents and full.suffix == ".py":
             try:
-                Snippet.from_path(full)
+                project.snippet_at(full)
             except ValueError as e:
                 problem = problem or str(e)
         section = (section or "")[1:]
@@ -111,40 +112,50 @@ def includes(page: Path, text: str | None = None) -> list[Include]:
     return found
 
 
-def markdown_pages(docs: Path = DOCS) -> list[Path]:
-    return sorted(p for p in docs.rglob("*.md") if GENERATED not in p.parents)
+def _base(project: Project) -> Path:
+    """What pymdownx.snippets resolves an include against: its first base_path, from the root
+    (MkDocs runs from the folder of mkdocs.yml)."""
+    bases = project.site.snippets_options.get("base_path") or ["."]
+    bases = [bases] if isinstance(bases, str) else bases
+    return Path(os.path.normpath(project.root / bases[0]))
 
 
-def uses(page: Path) -> list[Use]:
-    return list(_uses(page, page.stat().st_mtime_ns))
+def markdown_pages(project: Project) -> list[Path]:
+    generated = project.generated
+    return sorted(p for p in project.docs.rglob("*.md") if generated not in p.parents)
 
 
-def classify(inc: Include) -> Use:
+def uses(project: Project, page: Path) -> list[Use]:
+    return list(_uses(project, page, page.stat().st_mtime_ns))
+
+
+def classify(project: Project, inc: Include) -> Use:
     full = inc.path
-    if SNIPPETS in full.parents and full.suffix == ".py" and not full.name.startswith("_"):
-        return Use(inc.page, inc.line, "code", Snippet.from_path(full), inc.section)
-    if GENERATED in full.parents and full.suffix == ".txt":
-        return Use(inc.page, inc.line, "output", owner(full), inc.target)
+    snippets, generated = project.snippets, project.generated
+    if snippets in full.parents and full.suffix == ".py" and not full.name.startswith("_"):
+        return Use(inc.page, inc.line, "code", project.snippet_at(full), inc.section)
+    if generated in full.parents and full.suffix == ".txt":
+        return Use(inc.page, inc.line, "output", project.owner(full), inc.target)
     return Use(inc.page, inc.line, "file", None, inc.target)
 
 
 @cache
-def _uses(page: Path, mtime: int) -> tuple[Use, ...]:
+def _uses(project: Project, page: Path, mtime: int) -> tuple[Use, ...]:
     text = markup.without_examples(page.read_text(encoding="utf-8"))  # examples name no use
 
     def line_of(pos: int) -> int:
         return text.count("\n", 0, pos) + 1
 
-    found = [classify(inc) for inc in includes(page, text) if not inc.problem]
+    found = [classify(project, inc) for inc in includes(project, page, text) if not inc.problem]
     for m in IMAGE.finditer(text):
         full = Path(os.path.normpath(page.parent / m["target"]))
-        if GENERATED in full.parents:
-            found.append(Use(page, line_of(m.start()), "figure", owner(full), m["target"]))
+        if project.generated in full.parents:
+            found.append(Use(page, line_of(m.start()), "figure", project.owner(full), m["target"]))
     for m in VALUE.finditer(text):
-        snippet = Snippet.from_path(SNIPPETS / m["snippet"])
+        snippet = project.snippet_at(project.snippets / m["snippet"])
         found.append(Use(page, line_of(m.start()), "value", snippet, m["name"]))
     for m in CLAIM.finditer(text):
-        snippet = Snippet.from_path(SNIPPETS / m["snippet"])
+        snippet = project.snippet_at(project.snippets / m["snippet"])
         found.append(Use(page, line_of(m.start()), "claim", snippet, m["section"]))
     return tuple(found)
 
@@ -194,11 +205,11 @@ def value_contexts(text: str) -> list[str]:
     return [found.get(i, "prose") for i in range(len(matches))]
 
 
-def all_uses(docs: Path = DOCS) -> list[Use]:
-    return [u for page in markdown_pages(docs) for u in uses(page)]
+def all_uses(project: Project) -> list[Use]:
+    return [u for page in markdown_pages(project) for u in uses(project, page)]
 
 
-def pages_using(snippet: Snippet, docs: Path = DOCS) -> list[str]:
-    return sorted(
-        {u.page.relative_to(ROOT).as_posix() for u in all_uses(docs) if u.snippet == snippet}
-    )
+def pages_using(snippet: Snippet) -> list[str]:
+    """The pages (from the root) that show or quote a snippet."""
+    project = snippet.project
+    return sorted({project.rel(u.page) for u in all_uses(project) if u.snippet == snippet})

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from docpipe import verify
 from docpipe.pages import reading as pages
-from docpipe.project import Snippet, rel
+from docpipe.project import Project, Snippet
 from docpipe.recorded import record as records
 from docpipe.recorded.drift import changed_span, excerpt
 from docpipe.recorded.versions import public
@@ -26,7 +26,7 @@ def _settings(snippet: Snippet):
     from docpipe.catalog import CatalogError, current
 
     try:
-        return current().settings.get(snippet)
+        return current(snippet.project).settings.get(snippet)
     except CatalogError:
         return None
 
@@ -34,17 +34,17 @@ def _settings(snippet: Snippet):
 def statuses(snippet: Snippet) -> list[verify.Status]:
     """The snippet's standing under each verified version, in pyproject.toml's order."""
     settings = _settings(snippet)
-    return [verify.status(snippet, v, settings) for v in verify.versions()]
+    return [verify.status(snippet, v, settings) for v in verify.versions(snippet.project)]
 
 
-def box(snippets: set[Snippet]) -> str:
+def box(project: Project, snippets: set[Snippet]) -> str:
     """ "torch 2.13.0 (recorded), 2.14.1 (same output)", or what differs, for a page's box."""
     made = sorted(
         {public(records.load(s).environment["torch"]) for s in snippets if s.record.exists()}
     )
     parts = [f"{', '.join(made)} (recorded)"]
-    for version in verify.versions():
-        if verify.load(version) is None:
+    for version in verify.versions(project):
+        if verify.load(project, version) is None:
             parts.append(f"{version} (not verified yet)")
             continue
         by: dict[str, list[str]] = {}
@@ -100,7 +100,7 @@ def block_note(snippet: Snippet) -> str:
     said = []
     for status in statuses(snippet):
         for difference in status.differences:
-            if difference["file"] != rel(snippet.output):
+            if difference["file"] != snippet.project.rel(snippet.output):
                 continue
             said.append(_difference(status.version, difference))
     return " ".join(said)
@@ -130,11 +130,11 @@ def _code(parts: tuple[str, str, str]) -> str:
     return f"<code>{before}<strong>{changed}</strong>{after}</code>"
 
 
-def with_notes(markdown: str, page: Path) -> str:
+def with_notes(project: Project, markdown: str, page: Path) -> str:
     """Under each output block that a verified version prints otherwise, a small note."""
     lines = markdown.split("\n")
-    for inc in reversed(pages.includes(page, markdown)):
-        use = pages.classify(inc)
+    for inc in reversed(pages.includes(project, page, markdown)):
+        use = pages.classify(project, inc)
         if use.kind != "output" or inc.fence is None or not use.snippet.record.exists():
             continue
         note = block_note(use.snippet)

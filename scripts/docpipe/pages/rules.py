@@ -11,53 +11,60 @@ that spared nothing is reported, so the exceptions cannot go stale.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from docpipe.catalog import PHRASE_RULES, Catalog
 from docpipe.pages import agreement, generality, prose, typed
 from docpipe.pages.reading import markdown_pages, uses
-from docpipe.project import DOCS
+from docpipe.problems import Problem
 
-Rule = Callable[[Catalog, Path, tuple[str, ...]], tuple[list[str], set[str]]]
+Rule = Callable[[Catalog, Path, tuple[str, ...]], tuple[list[Problem], set[str]]]
 RULES: dict[str, Rule] = {
-    "number-in-prose": lambda cat, page, allowed: prose.typed_numbers(page, allowed),
-    typed.RULE: lambda cat, page, allowed: typed.check(page, allowed, cat),
-    generality.RULE: lambda cat, page, allowed: generality.check(page, allowed),
-    agreement.RULE: lambda cat, page, allowed: agreement.check(page, allowed),
+    "number-in-prose": prose.typed_numbers,
+    typed.RULE: typed.check,
+    generality.RULE: generality.check,
+    agreement.RULE: agreement.check,
 }
 assert set(RULES) == set(PHRASE_RULES)
 
 
-def page_problems(
-    cat: Catalog, page: Path, docs: Path = DOCS, only: tuple[str, ...] = tuple(RULES)
-) -> list[str]:
+def page_problems(cat: Catalog, page: Path, only: tuple[str, ...] = tuple(RULES)) -> list[Problem]:
     """The problems of one page under the rules named in only, stale exceptions included."""
-    name = page.relative_to(docs.parent).as_posix()
+    project = cat.project
+    name = project.rel(page)
+    meta = project.rel(project.meta)
     found = []
     for rule in only:
         allowed = cat.allowed(name, rule)
         problems, used = RULES[rule](cat, page, allowed)
-        found += problems
+        found += [replace(p, rule=rule) for p in problems]
         found += [
-            f"snippets/snippets.toml: {rule} phrase {p!r} of {name} is not in its"
-            " prose any more (remove it)"
+            Problem(
+                meta,
+                cat.exemption_line(name, rule, p),
+                f"{rule} phrase {p!r} of {name} is not in its prose any more (remove it)",
+                rule=rule,
+            )
             for p in dict.fromkeys(allowed)
             if p not in used
         ]
     if agreement.RULE in only:
-        shown = sorted({u.snippet for u in uses(page) if u.kind == "code"})
+        shown = sorted({u.snippet for u in uses(project, page) if u.kind == "code"})
         for snippet in shown:
-            found += agreement.unasserted(snippet)
+            found += [replace(p, rule=agreement.RULE) for p in agreement.unasserted(snippet)]
     return found
 
 
-def problems(cat: Catalog, docs: Path = DOCS, only: tuple[str, ...] = tuple(RULES)) -> list[str]:
-    found: dict[str, None] = {}  # a snippet two pages show is named once
-    pages = markdown_pages(docs)
+def problems(cat: Catalog, only: tuple[str, ...] = tuple(RULES)) -> list[Problem]:
+    project = cat.project
+    found: dict[Problem, None] = {}  # a snippet two pages show is named once
+    pages = markdown_pages(project)
     for page in pages:
-        found.update(dict.fromkeys(page_problems(cat, page, docs, only)))
-    named = {page.relative_to(docs.parent).as_posix() for page in pages}
+        found.update(dict.fromkeys(page_problems(cat, page, only)))
+    named = {project.rel(page) for page in pages}
+    meta = project.rel(project.meta)
     for e in cat.exemptions:
         if e.rule in only and e.path not in named:
-            found[f"snippets/snippets.toml: {e.rule} names {e.path}, not a page"] = None
+            found[Problem(meta, e.line, f"{e.rule} names {e.path}, not a page")] = None
     return list(found)

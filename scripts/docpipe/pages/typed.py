@@ -32,7 +32,8 @@ from docpipe.catalog import Catalog
 from docpipe.pages import markup
 from docpipe.pages.prose import covering, prose
 from docpipe.pages.reading import tokens, uses
-from docpipe.project import Snippet, rel
+from docpipe.problems import Problem
+from docpipe.project import Snippet
 from docpipe.recorded import record as records
 from docpipe.sections import SectionError, find_sections
 
@@ -197,14 +198,14 @@ def _in_subscript(before: str) -> bool:
     return opened >= 0 and before.count("}", opened) < before.count("{", opened)
 
 
-def check(page: Path, allowed: tuple[str, ...], cat: Catalog) -> tuple[list[str], set[str]]:
+def check(cat: Catalog, page: Path, allowed: tuple[str, ...]) -> tuple[list[Problem], set[str]]:
     """Problems for each number the page types where a run it uses has it, and the allowed
     phrases that spared one."""
     text = page.read_text(encoding="utf-8")
-    used_snippets = sorted({u.snippet for u in uses(page) if u.snippet})
+    used_snippets = sorted({u.snippet for u in uses(cat.project, page) if u.snippet})
     run, counts = run_numbers(cat, used_snippets)
     found, spared = [], set()
-    where = rel(page)
+    where = cat.project.rel(page)
     for line, latex in math_chunks(text):
         for start, end, number, _ in math_problems(line, latex, run):
             phrase = covering(latex, start, end, allowed)
@@ -212,9 +213,13 @@ def check(page: Path, allowed: tuple[str, ...], cat: Catalog) -> tuple[list[str]
                 spared.add(phrase)
                 continue
             found.append(
-                f"{where}:{line}: the number {number} is typed in math (${latex.strip()}$), but a"
-                " snippet this page uses has it; quote it with {{ <key>.py:<name> }}, or"
-                " except its phrase in snippets.toml (rule typed-number) with the reason"
+                Problem(
+                    where,
+                    line,
+                    f"the number {number} is typed in math (${latex.strip()}$), but a"
+                    " snippet this page uses has it; quote it with {{ <key>.py:<name> }}, or"
+                    " except its phrase in snippets.toml (rule typed-number) with the reason",
+                )
             )
     for chunk in prose(text):
         for m in WORD.finditer(chunk.text):
@@ -226,9 +231,13 @@ def check(page: Path, allowed: tuple[str, ...], cat: Catalog) -> tuple[list[str]
                 continue
             context = " ".join(chunk.text[max(0, m.start() - 30) : m.end() + 30].split())
             found.append(
-                f"{where}:{chunk.line}: the count {m[0]!r} is typed as a word (...{context}...),"
-                f" but a run this page uses records {WORDS[m[0].lower()]}; quote it with"
-                " {{ <key>.py:<name> }}, or except its phrase in snippets.toml (rule"
-                " typed-number) with the reason"
+                Problem(
+                    where,
+                    chunk.line,
+                    f"the count {m[0]!r} is typed as a word (...{context}...),"
+                    f" but a run this page uses records {WORDS[m[0].lower()]}; quote it with"
+                    " {{ <key>.py:<name> }}, or except its phrase in snippets.toml (rule"
+                    " typed-number) with the reason",
+                )
             )
     return found, spared

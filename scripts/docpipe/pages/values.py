@@ -14,7 +14,8 @@ import json
 import re
 
 from docpipe.pages.reading import VALUE, value_contexts
-from docpipe.project import SNIPPETS, Snippet, rel
+from docpipe.problems import DocpipeError
+from docpipe.project import Project, Snippet
 from docpipe.recorded import record as records
 
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]$])")
@@ -24,8 +25,8 @@ LATEX_SPECIAL = {
 }  # fmt: skip
 
 
-class GlueError(Exception):
-    pass
+class ValuesError(DocpipeError):
+    """A `{{ key.py:name }}` that names no snippet, or a value its record does not hold."""
 
 
 def escape(value: str, context: str) -> str:
@@ -39,24 +40,24 @@ def escape(value: str, context: str) -> str:
     return MARKDOWN_SPECIAL.sub(r"\\\1", text)
 
 
-def substitute(markdown: str, page: str) -> str:
+def substitute(project: Project, markdown: str, page: str) -> str:
     contexts = iter(value_contexts(markdown))
 
     def value(m) -> str:
         context = next(contexts)
         line = markdown.count("\n", 0, m.start()) + 1
-        source = SNIPPETS / m["snippet"]
+        source = project.snippets / m["snippet"]
         if not source.exists():
-            raise GlueError(f"{page}:{line}: {m[0]} names no snippet {rel(source)}")
-        snippet = Snippet.from_path(source)
+            raise ValuesError(f"{m[0]} names no snippet {project.rel(source)}", page, line)
+        snippet = project.snippet_at(source)
         try:
             values = records.load(snippet).values
         except records.RecordError as e:
-            raise GlueError(f"{page}:{line}: {e}") from None
+            raise ValuesError(str(e), page, line) from None
         if m["name"] not in values:
             known = ", ".join(sorted(values)) or "none"
-            raise GlueError(
-                f"{page}:{line}: {snippet.name} recorded no value '{m['name']}' (recorded: {known})"
+            raise ValuesError(
+                f"{snippet.name} recorded no value '{m['name']}' (recorded: {known})", page, line
             )
         return escape(values[m["name"]], context)
 
