@@ -81,8 +81,8 @@ def on_pre_build(config):
     (docpipe.pipeline.site_problems), and on broken settings; `mkdocs serve` shows them on
     the pages they name instead, and refreshes what changed."""
     global SITE_PROBLEMS, CATALOG
-    if Path(config["docs_dir"]).resolve() != PROJECT.docs.resolve():
-        return  # a site of another folder (a test's tiny site): this site's problems are not its
+    if Path(config["docs_dir"]).resolve() != PROJECT.docs.resolve() or not PROJECT.meta.exists():
+        return  # no snippets to check (a test's tiny site), or its pages are somewhere else
     try:
         CATALOG = catalog.load(PROJECT)
         SITE_PROBLEMS = pipeline.site_problems(CATALOG)

@@ -22,7 +22,8 @@ import pytest
 from filelock import FileLock
 
 from docpipe import catalog, pipeline
-from docpipe.project import ROOT
+from projects import REPO as ROOT
+from projects import SITE
 from docpipe.run import machine
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
@@ -110,7 +111,7 @@ def once_per_session(tmp_path_factory, name: str, make):
 
 @pytest.fixture(scope="session")
 def site_catalog():
-    return catalog.load()
+    return catalog.load(SITE)
 
 
 @dataclass

@@ -6,14 +6,15 @@ import re
 
 from docpipe import catalog
 from docpipe.pages import reading as pages
-from docpipe.project import DOCS, ROOT, Snippet
+from projects import REPO as ROOT
+from projects import SITE
 from docpipe.sections import find_sections
 
 BLOCK = re.compile(
     r'^(?P<fence>`{3,})(?P<lang>\w+) title="(?P<title>[^"]+)"\n(?P<body>.*?)^(?P=fence)$',
     re.M | re.S,
 )
-PAGE = DOCS / "authoring.md"
+PAGE = SITE.docs / "authoring.md"
 
 
 def blocks() -> dict[str, str]:
@@ -33,8 +34,8 @@ def test_the_example_files_are_shown_exactly():
 
 def test_the_example_page_names_real_sections_files_and_values():
     example = blocks()["docs/your-page.md"]
-    settings = catalog.load().settings[Snippet("authoring/descend")]
-    includes = [inc.target for inc in pages.includes(PAGE, example)]
+    settings = catalog.load(SITE).settings[SITE.snippet("authoring/descend")]
+    includes = [inc.target for inc in pages.includes(SITE, PAGE, example)]
     assert includes == [
         "snippets/authoring/descend.py:setup",
         "snippets/authoring/descend.py:descend",
@@ -46,7 +47,7 @@ def test_the_example_page_names_real_sections_files_and_values():
     values = {m["name"] for m in pages.VALUE.finditer(example)}
     assert values == {"target", "lr", "steps", "final_w"} == set(settings.values)
     for figure in re.findall(r"\]\((generated/[^)#]+)", example):
-        assert (DOCS / figure).is_file(), figure
+        assert (SITE.docs / figure).is_file(), figure
 
 
 def test_the_rendered_part_is_the_example_page():

@@ -11,7 +11,7 @@ import pytest
 
 from docpipe.pages import claims, reproduced
 from docpipe.pages import reading as pages
-from docpipe.project import DOCS, Snippet
+from projects import SITE
 
 PAGE = """
 # Sandbox
@@ -125,14 +125,15 @@ def test_the_sentence_is_the_last_one_before_the_marker():
 
 
 def test_a_marker_renders_as_a_small_link_to_the_checking_lines():
-    claim = next(c for p in pages.markdown_pages() for c in claims.find(p))
+    claim = next(c for p in pages.markdown_pages(SITE) for c in claims.find(SITE, p))
     first, last = claims.checks(claim.snippet, claim.section)
     torch = json.loads(claim.snippet.record.read_text())["environment"]["torch"]
     marker = f"{{{{ claim {claim.snippet.key}.py:{claim.section} }}}}"
-    html = claims.render(
-        f"A sentence.\n{marker} Next.", "docs/x.md", "https://example.org/r", "edit/dev/docs/"
+    html = claims.render(SITE, f"A sentence.\n{marker} Next.", "docs/x.md")
+    url = SITE.site.code_url(claim.snippet.name, (first, last))
+    assert (
+        url == f"{SITE.site.repo_url}/blob/{SITE.site.branch}/{claim.snippet.name}#L{first}-L{last}"
     )
-    url = f"https://example.org/r/blob/dev/{claim.snippet.name}#L{first}-L{last}"
     held = reproduced.claim_versions(claim.snippet, claim.section)  # docpipe.verify's runs
     tip = (
         f"Checked claim: the asserts in {claim.snippet.name}, lines {first}\u2013{last},"
@@ -147,14 +148,14 @@ def test_a_marker_renders_as_a_small_link_to_the_checking_lines():
 
 def test_a_marker_naming_no_section_fails_the_build_with_page_and_line():
     with pytest.raises(claims.ClaimError) as e:
-        claims.render("one\n\ntwo {{ claim examples/fit_line.py:claim-none }}", "docs/x.md", "", "")
+        claims.render(SITE, "one\n\ntwo {{ claim examples/fit_line.py:claim-none }}", "docs/x.md")
     assert str(e.value) == (
         "docs/x.md:3: snippets/examples/fit_line.py has no section 'claim-none' to check the claim"
     )
 
 
 def test_the_site_backs_at_least_twelve_sentences_with_claims_that_check_something():
-    found = [c for p in pages.markdown_pages(DOCS) for c in claims.find(p)]
+    found = [c for p in pages.markdown_pages(SITE) for c in claims.find(SITE, p)]
     assert len({(c.snippet, c.section) for c in found}) >= 12
     assert {c.page.name for c in found} >= {"autograd-backward.md", "backprop-by-hand.md"}
     for c in found:
@@ -163,10 +164,10 @@ def test_the_site_backs_at_least_twelve_sentences_with_claims_that_check_somethi
 
 
 def test_notebooks_carry_claims_as_links_not_as_markers():
-    notebook = (DOCS / "notebooks" / "autograd-backward.ipynb").read_text()
+    notebook = (SITE.notebooks / "autograd-backward.ipynb").read_text()
     assert "{{ claim" not in notebook
     assert "[\u2713](https://" in notebook
-    assert Snippet("autograd/step5_no_grad").name in notebook
+    assert SITE.snippet("autograd/step5_no_grad").name in notebook
 
 
 def test_a_claim_section_that_prints_is_a_site_problem(claimed):
@@ -218,5 +219,5 @@ TUTORIALS = ("autograd-backward.md", "backprop-by-hand.md", "beyond-scalars.md")
 
 def test_every_sentence_saying_a_hand_result_and_autograd_agree_carries_a_claim():
     for name in TUTORIALS:  # the pages that compare hand results with autograd's
-        text = (DOCS / name).read_text(encoding="utf-8")
+        text = (SITE.docs / name).read_text(encoding="utf-8")
         assert unbacked_agreements(text) == [], name

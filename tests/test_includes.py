@@ -3,12 +3,13 @@ settings, naming what is missing."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
 import pytest
 
-from docpipe.project import ROOT
+from projects import REPO as ROOT
 
 
 @pytest.mark.parametrize("hooks", ["[]", f"[{ROOT / 'scripts' / 'mkdocs_hooks.py'}]"])
@@ -29,7 +30,11 @@ from docpipe.project import ROOT
     ],
 )
 def test_a_broken_include_fails_the_strict_build(tmp_path, include, bare, named, hooks):
-    """Without the site's hook pymdownx still refuses it; with it, page:line says what."""
+    """Without the site's hook pymdownx still refuses it; with it, page:line says what. The
+    project is the folder of the mkdocs.yml built (it inherits the site's), holding a copy of
+    the snippet it includes."""
+    (tmp_path / "snippets" / "examples").mkdir(parents=True)
+    shutil.copy(ROOT / "snippets/examples/fit_line.py", tmp_path / "snippets/examples")
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "index.md").write_text(f'# Broken\n\n```python\n--8<-- "{include}"\n```\n')
@@ -54,7 +59,7 @@ def test_a_broken_include_fails_the_strict_build(tmp_path, include, bare, named,
             "-d",
             str(tmp_path / "site"),
         ],
-        cwd=ROOT,
+        cwd=tmp_path,
         capture_output=True,
         text=True,
     )

@@ -15,7 +15,11 @@ from types import SimpleNamespace
 import pytest
 
 from docpipe.pages import katex
-from docpipe.project import ROOT
+from docpipe.project import Project
+from projects import REPO as ROOT
+from projects import SITE
+
+KATEX = katex.katex_dir(SITE)
 
 PAGE = textwrap.dedent(
     r"""
@@ -55,7 +59,8 @@ NOTEBOOK = {
 
 def tiny_site(folder):
     """A site of one page and one notebook, built with this repository's hooks."""
-    (folder / "docs").mkdir()
+    (folder / "docs" / "assets").mkdir(parents=True)
+    (folder / "docs" / "assets" / "katex").symlink_to(KATEX)  # the project's one copy of KaTeX
     (folder / "docs" / "broken.md").write_text(PAGE, encoding="utf-8")
     (folder / "docs" / "book.ipynb").write_text(json.dumps(NOTEBOOK), encoding="utf-8")
     (folder / "mkdocs.yml").write_text(
@@ -88,7 +93,7 @@ def test_a_formula_katex_refuses_fails_the_build_naming_page_line_and_formula(tm
         timeout=120,
     )
     assert build.returncode != 0, build.stderr
-    page, book = tmp_path / "docs" / "broken.md", tmp_path / "docs" / "book.ipynb"
+    page, book = "docs/broken.md", "docs/book.ipynb"  # named from the project's root
     for expected in (
         f"{page}:3: KaTeX cannot render $\\frac{{1}}{{$: ",
         f"{page}:6: KaTeX cannot render $$\\notamacro x$$: Undefined control sequence",
@@ -115,6 +120,7 @@ def test_serve_shows_a_refused_formula_on_its_page(tmp_path, monkeypatch):
     tiny_site(tmp_path)
     hooks = _hooks()
     monkeypatch.setattr(hooks, "SERVING", True)
+    monkeypatch.setattr(hooks, "PROJECT", Project(tmp_path))
     page = SimpleNamespace(file=SimpleNamespace(abs_src_path=str(tmp_path / "docs" / "broken.md")))
     config = SimpleNamespace(config_file_path=str(tmp_path / "mkdocs.yml"))
     content = (
@@ -127,7 +133,7 @@ def test_serve_shows_a_refused_formula_on_its_page(tmp_path, monkeypatch):
     finally:
         hooks.on_shutdown()
     assert "KaTeX cannot render some formulas of this page" in shown
-    assert f"{page.file.abs_src_path}:3: KaTeX cannot render $\\frac{{1}}{{$" in shown
+    assert "docs/broken.md:3: KaTeX cannot render $\\frac{1}{$" in shown
     assert built.count('class="katex-error"') == 1
     assert built.count('class="katex"') == 1 and "<math" in built  # KaTeX's MathML stays
 
@@ -136,7 +142,7 @@ def test_serve_shows_a_refused_formula_on_its_page(tmp_path, monkeypatch):
 def renderer(tmp_path):
     made = []
 
-    def make(katex_dir=katex.KATEX):
+    def make(katex_dir=KATEX):
         made.append(katex.Renderer(tmp_path / "cache", katex_dir))
         return made[-1]
 
@@ -163,17 +169,17 @@ def test_a_rendering_is_cached_in_memory_and_for_the_next_build(renderer):
 
 def test_the_cache_key_follows_katex_and_its_options(tmp_path, monkeypatch):
     copy = tmp_path / "katex"
-    shutil.copytree(katex.KATEX, copy)
+    shutil.copytree(KATEX, copy)
     key = katex.version_key(copy)
-    assert key == katex.version_key(katex.KATEX)
+    assert key == katex.version_key(KATEX)
     (copy / "VERSION").write_text("0.0.0\n")
     assert katex.version_key(copy) != key
-    shutil.copy(katex.KATEX / "VERSION", copy / "VERSION")
+    shutil.copy(KATEX / "VERSION", copy / "VERSION")
     with (copy / "katex.min.js").open("a") as js:
         js.write("\n")
     assert katex.version_key(copy) != key
     monkeypatch.setitem(katex.OPTIONS, "output", "html")
-    assert katex.version_key(katex.KATEX) != key
+    assert katex.version_key(KATEX) != key
 
 
 def test_a_damaged_cache_file_is_rendered_again(renderer, tmp_path):

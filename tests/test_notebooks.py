@@ -12,11 +12,12 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from docpipe.pages import notebooks
-from docpipe.project import rel
+from projects import SITE
 from docpipe.recorded import drift
 from docpipe.run.execute import RUN_ENV
 
-PAGES = notebooks.tutorial_pages()
+PAGES = notebooks.tutorial_pages(SITE)
+rel = SITE.rel
 # A warning names the file it came from: the script on the page, a temporary file in a kernel.
 WARNING_SOURCE = re.compile(r"^\S+?:\d+: (?=\w*Warning)", re.M)
 
@@ -31,9 +32,9 @@ def _comparable(text: str) -> str:
 
 @pytest.mark.parametrize("page", PAGES, ids=[rel(p) for p in PAGES])
 def test_notebook_is_what_regen_writes(page):
-    path = notebooks.notebook_path(page)
+    path = notebooks.notebook_path(SITE, page)
     assert path.exists(), f"{rel(path)} is missing; run: python scripts/regen.py"
-    if path.read_bytes() != notebooks.render(page):
+    if path.read_bytes() != notebooks.render(SITE, page):
         pytest.fail(
             f"{rel(path)} differs from what regen writes from {rel(page)}:\n"
             f"{drift.notebook_cells(path)}\nfix: python scripts/regen.py"
@@ -42,7 +43,7 @@ def test_notebook_is_what_regen_writes(page):
 
 @pytest.mark.parametrize("page", PAGES, ids=[rel(p) for p in PAGES])
 def test_notebook_runs_top_to_bottom_and_reproduces_every_output(page, tmp_path, monkeypatch):
-    path = notebooks.notebook_path(page)
+    path = notebooks.notebook_path(SITE, page)
     recorded = nbformat.read(path, as_version=4)
     executed = copy.deepcopy(recorded)
     for name, value in RUN_ENV.items():
@@ -73,4 +74,4 @@ def test_notebook_runs_top_to_bottom_and_reproduces_every_output(page, tmp_path,
 def test_every_tutorial_page_has_a_notebook():
     assert PAGES, "no tutorial page found"
     for page in PAGES:
-        assert notebooks.notebook_path(page).exists(), rel(page)
+        assert notebooks.notebook_path(SITE, page).exists(), rel(page)

@@ -7,68 +7,30 @@ that spares nothing is reported. --check, regen and `mkdocs build --strict` say 
 from __future__ import annotations
 
 import ast
-import json
 import shutil
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
 from docpipe import catalog
-from docpipe import project as paths
 from docpipe.pages import agreement, claims, generality, rules, sentences, typed
-from docpipe.project import ROOT
+from docpipe.problems import Problem
+from projects import REPO as ROOT
+from projects import SmallProject
 
 
-class Site:
-    """A repository of a few files in a temporary folder, which docpipe reads as its own."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        self.docs = root / "docs"
-        self.write("snippets/snippets.toml", "")
-        self.write("docs/index.md", "# Home\n")
-
-    def write(self, relative: str, text: str) -> Path:
-        path = self.root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-        return path
-
-    def record(self, key: str, values: dict[str, str]) -> None:
-        """A recorded run of snippets/<key>.py that recorded these values."""
-        record = {"command": f"python snippets/{key}.py", "environment": {"torch": "2.13.0"}}
-        record |= {"sections": [], "values": values}
-        self.write(f"docs/generated/{key}.json", json.dumps(record))
-
-    def catalog(self) -> catalog.Catalog:
-        return catalog.load(self.root / "snippets" / "snippets.toml", self.root / "snippets")
+class Site(SmallProject):
+    """A project of a few files in a temporary folder, read by docpipe as it reads the site."""
 
     def problems(self, *only: str) -> list[str]:
-        return rules.problems(self.catalog(), self.docs, only or tuple(rules.RULES))
+        return [str(p) for p in rules.problems(self.catalog(), only or tuple(rules.RULES))]
 
 
 @pytest.fixture
-def site(tmp_path, monkeypatch) -> Site:
-    """docpipe pointed at a temporary repository: every module's ROOT, SNIPPETS, DOCS, ... ."""
-    root = tmp_path / "repo"
-    moved = {
-        "ROOT": root,
-        "SNIPPETS": root / "snippets",
-        "DOCS": root / "docs",
-        "GENERATED": root / "docs" / "generated",
-        "META": root / "snippets" / "snippets.toml",
-    }
-    before = {name: getattr(paths, name) for name in moved}
-    for name, module in list(sys.modules.items()):
-        if name == "docpipe" or name.startswith("docpipe."):
-            for attr, value in moved.items():
-                if getattr(module, attr, None) == before[attr]:
-                    monkeypatch.setattr(module, attr, value)
-    monkeypatch.setattr(paths, "_ROOT_PREFIX", f"{root}/")
-    return Site(root)
+def site(tmp_path) -> Site:
+    return Site(tmp_path / "repo")
 
 
 def page_with(site: Site, body: str) -> None:
@@ -210,7 +172,7 @@ def test_an_exception_spares_a_general_sentence_and_a_stale_one_is_named(site):
         """,
     )
     assert site.problems(generality.RULE) == [
-        "snippets/snippets.toml: general-sentence phrase 'every optimizer lowers' of"
+        "snippets/snippets.toml:1: general-sentence phrase 'every optimizer lowers' of"
         " docs/index.md is not in its prose any more (remove it)"
     ]
 
@@ -389,17 +351,18 @@ def test_the_check_counts_what_the_pages_claim(site):
             It is 46. {{ claim cubic.py:claim-agrees }}
         """,
     )
-    assert agreement.tally(site.docs) == agreement.Tally(3, 1, 2, 1, 2, 1)
-    assert str(agreement.tally(site.docs)) == (
+    assert agreement.tally(site.catalog()) == agreement.Tally(3, 1, 2, 1, 2, 1)
+    assert str(agreement.tally(site.catalog())) == (
         "claims: 3 checked-claim markers on 1 page; 1 of 2 sentences saying two results agree"
         " and 1 of 2 exercise solutions carry an asserted equality"
     )
 
-    class Spares:  # a catalog whose one exception spares "By hand they match."
-        def allowed(self, page: str, rule: str) -> tuple[str, ...]:
-            return ("By hand they match",) if rule == agreement.RULE else ()
-
-    assert str(agreement.tally(site.docs, Spares())) == (
+    site.write(
+        "snippets/snippets.toml",
+        '[[exception]]\npath = "docs/index.md"\nrule = "agreement-asserted"\n'
+        'text = ["By hand they match"]\nreason = "the rule\'s own example"\n',
+    )
+    assert str(agreement.tally(site.catalog())) == (
         "claims: 3 checked-claim markers on 1 page; 1 of 1 sentence saying two results agree"
         " (1 sentence more excepted in snippets.toml) and 1 of 2 exercise solutions carry an"
         " asserted equality"
@@ -431,7 +394,7 @@ def test_an_exception_spares_an_agreement_sentence_and_a_stale_one_is_named(site
         """,
     )
     assert site.problems(agreement.RULE) == [
-        "snippets/snippets.toml: agreement-asserted phrase 'the two match' of docs/index.md is"
+        "snippets/snippets.toml:1: agreement-asserted phrase 'the two match' of docs/index.md is"
         " not in its prose any more (remove it)"
     ]
 
@@ -470,10 +433,17 @@ def points(site) -> Site:
 
 
 def test_a_snippets_inputs_are_its_data_literals_outside_claims(points):
-    from docpipe.project import Snippet
 
     # the 3 and 2 of point**3 - 2 * point and its 11 are formula; claim sections are not inputs
-    assert typed.input_literals(Snippet("points")) == {100.0, 1.0, 0.25, -3.5, 0.0, 2.0, 3.0}
+    assert typed.input_literals(points.project.snippet("points")) == {
+        100.0,
+        1.0,
+        0.25,
+        -3.5,
+        0.0,
+        2.0,
+        3.0,
+    }
 
 
 def typed_math(latex: str) -> list[str]:
@@ -564,7 +534,7 @@ def test_an_exception_spares_a_typed_number_and_a_stale_one_is_named(points):
         """,
     )
     assert points.problems(typed.RULE) == [
-        "snippets/snippets.toml: typed-number phrase 'x = 1' of docs/index.md is not in its"
+        "snippets/snippets.toml:6: typed-number phrase 'x = 1' of docs/index.md is not in its"
         " prose any more (remove it)"
     ]
 
@@ -701,13 +671,14 @@ def test_a_changed_hand_formula_fails_check_and_regen_naming_page_line_and_sente
         ),
     ],
 )
-def test_a_bad_exception_of_a_page_rule_is_refused_by_the_catalog(tmp_path, entry, error):
-    meta = tmp_path / "snippets.toml"
-    meta.write_text('[[exception]]\npath = "docs/a.md"\n' + entry)
-    (tmp_path / "snippets").mkdir()
+def test_a_bad_exception_of_a_page_rule_is_refused_by_the_catalog(site, entry, error):
+    site.write("snippets/snippets.toml", '[[exception]]\npath = "docs/a.md"\n' + entry)
     with pytest.raises(catalog.CatalogError) as e:
-        catalog.load(meta, tmp_path / "snippets")
-    assert str(e.value) == f"{paths.rel(meta)}:1: [[exception]] docs/a.md: {error}"
+        site.catalog()
+    assert e.value.problem == Problem(
+        "snippets/snippets.toml", 1, f"[[exception]] docs/a.md: {error}"
+    )
+    assert str(e.value) == f"snippets/snippets.toml:1: [[exception]] docs/a.md: {error}"
 
 
 def test_an_exception_naming_no_page_is_named(site):
@@ -717,5 +688,5 @@ def test_an_exception_naming_no_page_is_named(site):
         'reason = "r"\n',
     )
     assert site.problems(generality.RULE) == [
-        "snippets/snippets.toml: general-sentence names docs/gone.md, not a page"
+        "snippets/snippets.toml:1: general-sentence names docs/gone.md, not a page"
     ]

@@ -9,7 +9,7 @@ import pytest
 
 from docpipe import catalog
 from docpipe.pages import prose
-from docpipe.project import META
+from projects import SITE, SmallProject
 
 PAGE = """
 # Step 1: the {{ a.py:n }} points
@@ -68,36 +68,36 @@ def test_the_site_has_no_number_typed_by_hand(site_catalog):
 
 
 def test_a_typed_number_is_named_with_page_and_line(tmp_path):
-    page = tmp_path / "docs" / "x.md"
-    page.parent.mkdir()
-    page.write_text("# Title\n\nThe slope is\n2 at the start.\n")
-    found, used = prose.typed_numbers(page, ())
+    small = SmallProject(tmp_path)
+    page = small.write("docs/x.md", "# Title\n\nThe slope is\n2 at the start.\n")
+    found, used = prose.typed_numbers(small.catalog(), page, ())
     assert len(found) == 1 and not used
-    assert found[0].endswith(
-        "x.md:4: the number 2 is typed by hand in prose (...2 at the start....); quote it from a"
+    assert (found[0].path, found[0].line) == ("docs/x.md", 4)
+    assert str(found[0]) == (
+        "docs/x.md:4: the number 2 is typed by hand in prose (...2 at the start....); quote it from a"
         " run with {{ <key>.py:<name> }}, or allow its phrase in snippets.toml (rule"
         " number-in-prose) with the reason"
     )
 
 
 def test_a_stale_allowed_phrase_is_named(tmp_path):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "index.md").write_text("# Home\n")
-    cat = catalog.Catalog(
-        {},
-        (catalog.Exemption("docs/index.md", "number-in-prose", "why", ("Step 9",)),),
+    small = SmallProject(tmp_path)
+    small.write(
+        "snippets/snippets.toml",
+        '[[exception]]\npath = "docs/index.md"\nrule = "number-in-prose"\n'
+        'reason = "why"\ntext = ["Step 9"]\n',
     )
-    problems = prose.problems(cat, docs)
+    problems = prose.problems(small.catalog())
     assert len(problems) == 1
-    assert problems[0].startswith("snippets/snippets.toml: number-in-prose phrase 'Step 9' of ")
+    assert str(problems[0]).startswith(
+        "snippets/snippets.toml:1: number-in-prose phrase 'Step 9' of "
+    )
 
 
-def write_meta(tmp_path, entry: str):
-    meta = tmp_path / "snippets.toml"
-    meta.write_text("[[exception]]\n" + textwrap.dedent(entry))
-    (tmp_path / "snippets").mkdir(exist_ok=True)
-    return meta
+def write_meta(tmp_path, entry: str) -> SmallProject:
+    small = SmallProject(tmp_path)
+    small.write("snippets/snippets.toml", "[[exception]]\n" + textwrap.dedent(entry))
+    return small
 
 
 @pytest.mark.parametrize(
@@ -127,14 +127,14 @@ def write_meta(tmp_path, entry: str):
     ],
 )
 def test_a_bad_allow_list_entry_is_refused_by_the_catalog(tmp_path, entry, error):
-    meta = write_meta(tmp_path, entry)
+    small = write_meta(tmp_path, entry)
     with pytest.raises(catalog.CatalogError) as e:
-        catalog.load(meta, tmp_path / "snippets")
+        small.catalog()
     assert str(e.value).endswith(error)
 
 
 def test_every_allowed_phrase_has_its_reason():
-    cat = catalog.load(META)
+    cat = catalog.load(SITE)
     allowed = [e for e in cat.exemptions if e.rule == "number-in-prose"]
     assert allowed and all(e.reason.strip() and e.text for e in allowed)
 

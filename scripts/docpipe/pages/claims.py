@@ -69,27 +69,22 @@ def sentence_before(text: str, pos: int) -> str:
 
 
 def checks(snippet: Snippet, section: str) -> tuple[int, int]:
-    """The (first, last) lines of the section's body; ClaimError if it cannot check anything."""
+    """The (first, last) lines of the section's body; ClaimError if it cannot check anything
+    (its message names the snippet; the caller places it on the page and line of the marker)."""
     if not snippet.source.is_file():
-        raise ClaimError(f"{snippet.name} does not exist", snippet.name)
+        raise ClaimError(f"{snippet.name} does not exist")
     text = snippet.source.read_text(encoding="utf-8")
     try:
         span = find_sections(text, snippet.name).get(section)
         tree = ast.parse(text, snippet.name)
-    except SectionError as e:
-        raise ClaimError(e.message, e.path, e.line) from None
-    except SyntaxError as e:
-        raise ClaimError(f"{e.msg}", snippet.name, e.lineno) from None
+    except (SectionError, SyntaxError) as e:
+        raise ClaimError(str(e)) from None
     if span is None:
-        raise ClaimError(
-            f"{snippet.name} has no section '{section}' to check the claim", snippet.name
-        )
+        raise ClaimError(f"{snippet.name} has no section '{section}' to check the claim")
     first, last = span
     if not any(isinstance(n, ast.Assert) and first <= n.lineno <= last for n in ast.walk(tree)):
         raise ClaimError(
-            f"section '{section}' of {snippet.name} holds no assert, so it checks nothing",
-            snippet.name,
-            first,
+            f"section '{section}' of {snippet.name} holds no assert, so it checks nothing"
         )
     return span
 
