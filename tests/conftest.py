@@ -157,6 +157,45 @@ def reader_machine() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
+def _takes_a_project() -> bool:
+    import inspect
+
+    from docpipe import cli
+
+    return "project" in inspect.signature(cli.main).parameters
+
+
+IN_PROCESS = _takes_a_project()
+
+
+def run_in_process(root: Path, argv: list[str]) -> subprocess.CompletedProcess:
+    """cli.main(argv) on Project(root), as `python scripts/regen.py` run from root in CI would
+    run: from root (a relative --report lands there), CI=true, its output captured."""
+    import contextlib
+    import io
+
+    from docpipe import cli
+    from docpipe.project import Project
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CI", "true")
+        patch.delenv("GITHUB_ACTIONS", raising=False)
+        patch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+        with (
+            contextlib.chdir(root),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+        ):
+            try:
+                code = cli.main(argv, project=Project(root))
+            except SystemExit as e:  # argparse's usage errors
+                code = e.code if isinstance(e.code, int) else 2
+    return subprocess.CompletedProcess(
+        ["scripts/regen.py", *argv], code, out.getvalue(), err.getvalue()
+    )
+
+
 class Sandbox:
     """A throwaway copy of the runner with its own snippets, pages and git history."""
 
@@ -169,7 +208,20 @@ class Sandbox:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
 
-    def regen(self, *args: str, timeout: float = 120, **kwargs) -> subprocess.CompletedProcess:
+    def regen(
+        self, *args: str, process: bool = False, timeout: float = 120, **kwargs
+    ) -> subprocess.CompletedProcess:
+        """`python scripts/regen.py ARGS` in this repository: by default in this process
+        (cli.main on the sandbox's Project: the worker's warm zygote runs the snippets, sealed
+        to the sandbox), as a child process with process=True, or when the test sets its own
+        environment (what a child of the runner inherits) or asks for subprocess options."""
+        if process or self.env or kwargs or not IN_PROCESS:
+            return self.regen_process(*args, timeout=timeout, **kwargs)
+        return run_in_process(self.root, list(args))
+
+    def regen_process(
+        self, *args: str, timeout: float = 120, **kwargs
+    ) -> subprocess.CompletedProcess:
         return subprocess.run(
             [sys.executable, "scripts/regen.py", *args],
             cwd=self.root,
