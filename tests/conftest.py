@@ -22,9 +22,9 @@ import pytest
 from filelock import FileLock
 
 from docpipe import catalog, pipeline
+from docpipe.run import machine
 from projects import REPO as ROOT
 from projects import SITE
-from docpipe.run import machine
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
