@@ -6,9 +6,9 @@ import re
 
 from docpipe import catalog
 from docpipe.pages import reading as pages
+from docpipe.sections import find_sections
 from projects import REPO as ROOT
 from projects import SITE
-from docpipe.sections import find_sections
 
 BLOCK = re.compile(
     r'^(?P<fence>`{3,})(?P<lang>\w+) title="(?P<title>[^"]+)"\n(?P<body>.*?)^(?P=fence)$',

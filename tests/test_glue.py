@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from docpipe.pages import values
-from projects import SITE
 from docpipe.recorded.record import load
+from projects import SITE
 
 
 def test_a_value_is_replaced_by_what_the_run_recorded():

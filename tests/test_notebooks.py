@@ -12,9 +12,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from docpipe.pages import notebooks
-from projects import SITE
-from docpipe.recorded import drift
 from docpipe.run.execute import RUN_ENV
+from projects import SITE
 
 PAGES = notebooks.tutorial_pages(SITE)
 rel = SITE.rel
@@ -28,17 +27,6 @@ def _stream_text(cell) -> str:
 
 def _comparable(text: str) -> str:
     return WARNING_SOURCE.sub("<source>:<line>: ", text)
-
-
-@pytest.mark.parametrize("page", PAGES, ids=[rel(p) for p in PAGES])
-def test_notebook_is_what_regen_writes(page):
-    path = notebooks.notebook_path(SITE, page)
-    assert path.exists(), f"{rel(path)} is missing; run: python scripts/regen.py"
-    if path.read_bytes() != notebooks.render(SITE, page):
-        pytest.fail(
-            f"{rel(path)} differs from what regen writes from {rel(page)}:\n"
-            f"{drift.notebook_cells(path)}\nfix: python scripts/regen.py"
-        )
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[rel(p) for p in PAGES])
@@ -69,9 +57,3 @@ def test_notebook_runs_top_to_bottom_and_reproduces_every_output(page, tmp_path,
             f"{rel(path)} cell {index} [{want.id}] from {origin.get('snippet')}:"
             f"{origin.get('section')}: the kernel printed something else\n{diff}"
         )
-
-
-def test_every_tutorial_page_has_a_notebook():
-    assert PAGES, "no tutorial page found"
-    for page in PAGES:
-        assert notebooks.notebook_path(SITE, page).exists(), rel(page)

@@ -665,10 +665,6 @@ def test_a_changed_hand_formula_fails_check_and_regen_naming_page_line_and_sente
             'rule = "typed-number"\ntext = [" "]\nreason = "r"\n',
             "text ' ' is not a phrase of the page",
         ),
-        (
-            'rule = "general-sentence"\ntext = ["every"]\nreason = ""\n',
-            "the reason is empty; say why the rule does not apply",
-        ),
     ],
 )
 def test_a_bad_exception_of_a_page_rule_is_refused_by_the_catalog(site, entry, error):

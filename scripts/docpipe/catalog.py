@@ -31,6 +31,8 @@ class Settings:
     duration: float = DEFAULT_DURATION
     values: dict[str, str] = field(default_factory=dict)  # name -> f-string over the run's globals
     normalise: tuple[str, ...] = ()  # opt-in normalisers (docpipe.run.normalise.OPT_IN) by name
+    # where snippets.toml names them: the run side says which names are unknown (preflight)
+    normalise_line: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -87,8 +89,6 @@ def discover(project: Project) -> list[Snippet]:
 
 def load(project: Project) -> Catalog:
     """snippets/snippets.toml and the snippets there are; CatalogError names file and line."""
-    from docpipe.run.normalise import OPT_IN  # the names only (the page side runs nothing)
-
     meta = project.meta
     where = project.rel(meta)
     try:
@@ -149,14 +149,8 @@ def load(project: Project) -> Catalog:
             duration=_seconds(entry, "duration", DEFAULT_DURATION, lines, name),
             values=dict(values),
             normalise=tuple(normalise),
+            normalise_line=lines.at("normalise", name)[1] if normalise else None,
         )
-        for opt in settings[known[name]].normalise:
-            if opt not in OPT_IN:
-                raise CatalogError(
-                    f'["{name}"] normalise: unknown normaliser {opt!r}'
-                    f" (known: {', '.join(OPT_IN)})",
-                    *lines.at("normalise", name),
-                )
     return Catalog(project, settings, exemptions)
 
 
