@@ -1,8 +1,8 @@
 """Agreement is asserted (rule "agreement-asserted"): every "by hand = autograd" the site shows is
 an assert on the run's own numbers, so a wrong hand formula fails the run, naming the sentence.
 
-- A sentence of prose (docpipe.pages.sentences) that says two results agree (AGREE) and names what is
-  compared (COMPARED: a hand result, autograd, a `.grad`, a numerical check) carries a claim
+- A sentence of prose (docpipe.pages.sentences) that says two results agree (AGREE) and
+  names what is compared (COMPARED: a hand result, autograd, a `.grad`, a numerical check) carries a claim
   marker whose section asserts an equality (docpipe.pages.claims.equality_checks).
 - Every exercise solution (an admonition titled "Solution") carries such a claim.
 - A snippet a page shows that computes a hand result (a name with the part `hand`, such as
@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from docpipe.catalog import Catalog
 from docpipe.pages import claims, sentences
 from docpipe.pages.reading import markdown_pages
-from docpipe.catalog import Catalog
 from docpipe.problems import Problem
 from docpipe.project import Project, Snippet
 

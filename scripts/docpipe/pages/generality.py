@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from docpipe.pages import claims, sentences
 from docpipe.catalog import Catalog
+from docpipe.pages import claims, sentences
 from docpipe.problems import Problem
 
 RULE = "general-sentence"

@@ -23,7 +23,8 @@ HIDDEN = "{\ue000{"  # "{{" inside an example, while values are inserted elsewhe
 
 
 def protect(markdown: str) -> str:
-    """Escape what pymdownx.snippets would act on, and hide example values from docpipe.pages.values."""
+    """Escape what pymdownx.snippets would act on, and hide example values from
+    docpipe.pages.values."""
     lines = markdown.split("\n")
     for i, line in enumerate(lines):
         m = SnippetPreprocessor.RE_SNIPPET_SECTION.match(line)

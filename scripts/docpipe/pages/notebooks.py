@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from docpipe.pages import claims
+from docpipe.pages import claims, values
 from docpipe.pages import reading as pages
-from docpipe.pages import values
 from docpipe.project import Project, Snippet
 from docpipe.recorded import record as records
 from docpipe.sections import section_text

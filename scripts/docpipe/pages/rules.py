@@ -1,6 +1,6 @@
 """The page rules: what a page's prose may say. One function per page, page_problems, is the only
-code path: `regen.py --check` lists its problems with the site's (docpipe.pages.consistency), the tests
-call it, and `mkdocs build` warns with the same `page:line: message` lines
+code path: `regen.py --check` lists its problems with the site's (docpipe.pages.consistency),
+the tests call it, and `mkdocs build` warns with the same `page:line: message` lines
 (scripts/mkdocs_hooks.py), so that --strict fails the build.
 
 Each rule takes a page and the phrases of that page its [[exception]] entries in
