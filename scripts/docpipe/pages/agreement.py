@@ -2,8 +2,9 @@
 an assert on the run's own numbers, so a wrong hand formula fails the run, naming the sentence.
 
 - A sentence of prose (docpipe.pages.sentences) that says two results agree (AGREE) and
-  names what is compared (COMPARED: a hand result, autograd, a `.grad`, a numerical check) carries a claim
-  marker whose section asserts an equality (docpipe.pages.claims.equality_checks).
+  names what is compared (COMPARED: a hand result, autograd, a `.grad`, a numerical check)
+  carries a claim marker whose section asserts an equality
+  (docpipe.pages.claims.equality_checks).
 - Every exercise solution (an admonition titled "Solution") carries such a claim.
 - A snippet a page shows that computes a hand result (a name with the part `hand`, such as
   `grad_x_hand`) and reads autograd's `.grad` compares each hand result in an equality assert.

@@ -1,8 +1,8 @@
 """Numbers typed where a run has them (rule "typed-number"), in math and as words.
 
 Digits in prose are docpipe.pages.prose's (every one is flagged there). This rule looks where
-that one cannot: at math, and at counts written as words. The run's numbers of a page are those of every
-snippet the page uses (shows, quotes or cites):
+that one cannot: at math, and at counts written as words. The run's numbers of a page are
+those of every snippet the page uses (shows, quotes or cites):
 - its inputs: numeric literals of its source that are data, not formula (a literal that is an
   operand of an arithmetic operator, such as the 3 and 2 of `x**3 - 2 * x`, is formula), outside
   its claim sections;
