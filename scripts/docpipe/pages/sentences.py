@@ -4,7 +4,8 @@ Prose, for the sentence rules (docpipe.pages.generality, docpipe.pages.agreement
 paragraphs, wherever they stand (lists, quotes, admonition bodies, exercise solutions), and of
 table cells: markdown-it-py's inline tokens of those blocks. Headings, admonition titles, figure
 alt text and captions are titles, not statements, and code blocks and math are not prose at all.
-Inside a sentence, code spans, math, `{{ }}` values and markers, link targets and HTML tags are not words.
+Inside a sentence, code spans, math, `{{ }}` values and markers, link targets and HTML tags are
+not words.
 
 A sentence ends at `.`, `!` or `?` followed by white space and a capital, a code span, a link,
 a value, a marker or math (the rule docpipe.pages.claims reads a marker's sentence with). A
