@@ -7,7 +7,6 @@ each must fail naming its snippet and line, and every recorded file stay byte-id
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -16,7 +15,10 @@ from pathlib import Path
 
 import pytest
 
+import docpipe
 from conftest import reader_machine
+from docpipe.project import Project
+from docpipe.run import execute, machine, pool, zygote
 from test_faults import add_to_page, only_sources_changed
 
 GOOD = 'print("hello from good")\n'
@@ -340,33 +342,85 @@ print(torch.from_file(str(here / "data" / "weights.bin"), size=2, dtype=torch.ui
 """
 
 
-def test_reads_names_the_data_files_a_run_may_read_unseen(recorded):
-    recorded.write("snippets/uses_data.py", READS)
-    (recorded.root / "snippets" / "data").mkdir()
-    (recorded.root / "snippets" / "data" / "weights.bin").write_bytes(b"\x01\x02")
-    recorded.write("snippets/data/seen.txt", "seen\n")
-    # A tool's cache (hidden, different on every machine) is no snippet's data.
-    recorded.write("snippets/.ruff_cache/CACHEDIR.TAG", "tag\n")
-    recorded.write("snippets/data/.hidden/cache.bin", "cache\n")
-    probe = (
-        "import json, sys\nfrom docpipe import pool\n"
-        "out = pool.run([('uses_data', {}, 60)], 1, True)\n"
-        "r = out['uses_data'].result\n"
-        "print(json.dumps([r.status, r.error, r.reads, sorted(r.inputs)]))\n"
+def in_project(root: Path, files: dict[str, str | bytes]) -> Project:
+    """A project on a temporary folder holding these files (no runner copied into it)."""
+    for relative, content in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return Project(root)
+
+
+def test_reads_names_the_data_files_a_run_may_read_unseen(tmp_path):
+    project = in_project(
+        tmp_path,
+        {
+            "snippets/uses_data.py": READS,
+            "snippets/data/weights.bin": b"\x01\x02",
+            "snippets/data/seen.txt": "seen\n",
+            # A tool's cache (hidden, different on every machine) is no snippet's data.
+            "snippets/.ruff_cache/CACHEDIR.TAG": "tag\n",
+            "snippets/data/.hidden/cache.bin": "cache\n",
+            "snippets/snippets.toml": "[defaults]\ntimeout = 60\n",
+        },
     )
-    found = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=recorded.root,
-        env={**reader_machine(), "PYTHONPATH": str(recorded.root / "scripts")},
-        capture_output=True,
-        text=True,
-        timeout=120,
+    out = pool.run(project, [("uses_data", {}, 60)], 1, machine.fork_available())
+    r = out["uses_data"].result
+    assert r.status == "ok", r.error
+    assert "snippets/data/weights.bin" in r.reads  # torch's fopen: no audit hook sees it
+    assert "snippets/data/seen.txt" in r.reads
+    assert "snippets/snippets.toml" not in r.reads  # settings, not readable in a run
+    assert not [x for x in r.reads if "/." in x], r.reads
+    assert not set(r.reads) & set(r.inputs)
+    assert r.reads == sorted(r.reads)
+
+
+# Run in a project on a temporary folder: where it runs, and what it may change.
+WHERE = """\
+import os
+from pathlib import Path
+
+project = Path(__file__).resolve().parents[1]
+print(project.name, Path.cwd().name)
+for target in (project / "docs" / "probe.txt", Path({other!r}) / "docs" / "probe.txt"):
+    try:
+        open(target, "x").close()
+    except PermissionError as e:
+        print("refused", target.parents[1] == project, type(e).__name__)
+    else:
+        os.remove(target)
+        print("WROTE", target)
+"""
+
+
+@pytest.mark.skipif(not execute.sealable(), reason="the kernel has no Landlock")
+def test_one_zygote_runs_each_project_in_its_own_root_sealed_to_it(tmp_path):
+    # The first project's snippet tries the real repository, the second's the first project:
+    # each runs in its own root, through the same zygote, and changes neither.
+    real = Path(docpipe.PACKAGE).parents[1]
+    first = in_project(
+        tmp_path / "first", {"snippets/where.py": WHERE.format(other=str(real)), "docs/a.md": ""}
     )
-    status, error, reads, inputs = json.loads(found.stdout.splitlines()[-1])
-    assert status == "ok", error
-    assert "snippets/data/weights.bin" in reads  # torch's fopen: no audit hook sees it
-    assert "snippets/data/seen.txt" in reads
-    assert "snippets/snippets.toml" not in reads  # settings, not readable in a run
-    assert not [r for r in reads if "/." in r], reads
-    assert not set(reads) & set(inputs)
-    assert reads == sorted(reads)
+    second = in_project(
+        tmp_path / "second",
+        {"snippets/where.py": WHERE.format(other=str(first.root)), "docs/a.md": ""},
+    )
+    fork = machine.fork_available()
+    zygotes = set()
+    for project in (first, second):
+        result = pool.run(project, [("where", {}, 60)], 1, fork)["where"]
+        assert result.result.status == "ok", result.result.error
+        assert result.result.sealed == "landlock"
+        assert result.output.decode() == (
+            f"{project.root.name} scratch\n"
+            "refused True PermissionError\n"  # its own repository: the audit hook names it
+            "refused False PermissionError\n"  # any other: the kernel refuses it
+        )
+        assert sorted(result.result.inputs) == ["scripts/figures/where.py", "snippets/where.py"]
+        zygotes.add(id(zygote._shared))
+    assert len(zygotes) == 1 or not fork
+    assert not (real / "docs" / "probe.txt").exists()
+    assert not (first.root / "docs" / "probe.txt").exists()

@@ -121,7 +121,7 @@ def test_while_the_extended_zygote_imports_a_job_that_needs_none_of_it_starts_fi
     from docpipe.run.execute import Job
     from docpipe.run.pool import _next
 
-    needs, plain = Job("needs", {}, 1, ""), Job("plain", {}, 1, "")
+    needs, plain = Job("/project", "needs", {}, 1), Job("/project", "plain", {}, 1)
     pending = [(needs, 60.0), (plain, 60.0)]
     assert _next(pending, lambda job: job is needs, extended_ready=False) == 1
     assert _next(pending, lambda job: job is needs, extended_ready=True) == 0

@@ -25,9 +25,8 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import wait
-from pathlib import Path
 
-from docpipe.project import ABSENT, FIGURE_CODE, ROOT, SNIPPETS
+from docpipe.project import ABSENT, Project, Snippet
 from docpipe.run import execute, tripwire, zygote
 from docpipe.run.environment import VERSIONED
 from docpipe.run.execute import Job, Result
@@ -47,12 +46,13 @@ class Outcome:
 HEAVY = VERSIONED  # slow to import, safe to import before a fork
 
 
-def heavy_imports(sources: Iterable[Path]) -> tuple[str, ...]:
-    """The heavy modules the snippets (or their figure code) import, to import once up front."""
+def preloads(snippets: Iterable[Snippet]) -> tuple[str, ...]:
+    """The zygote's preloads for these snippets: the heavy modules they (or their figure code)
+    import, imported once up front."""
     wanted = set()
-    for source in sources:
-        figure_code = FIGURE_CODE / source.relative_to(SNIPPETS)
-        for path in (source, figure_code):
+    for snippet in snippets:
+        figure_code = snippet.figure_code
+        for path in (snippet.source, figure_code):
             if not path.is_file():
                 continue
             text = path.read_text(encoding="utf-8", errors="replace")
@@ -91,27 +91,31 @@ def _main_not_rerun():
 
 
 def run(
+    project: Project,
     jobs: Iterable[tuple[str, dict[str, str], float]],
     parallel: int,
     fork: bool,
     on_start: Callable[[str], None] = lambda key: None,
     on_done: Callable[[Outcome], None] = lambda outcome: None,
     threads: int | None = None,
-    warm: Iterable[str] = HEAVY,
+    preloads: Iterable[str] = HEAVY,
     hash_seed: str | None = None,
-    extras: Mapping[str, list[str]] | None = None,
+    snippet_preloads: Mapping[str, list[str]] | None = None,
 ) -> dict[str, Outcome]:
-    """Run (key, values, timeout) jobs; return each snippet's Outcome. The zygote imports `warm`;
-    a snippet whose `extras` (what its last run imported) name a module it lacks forks from the
-    extended zygote.
+    """Run (key, values, timeout) jobs of the project's snippets; return each one's Outcome.
+    The zygote imports `preloads` before any run; a snippet whose own preloads
+    (`snippet_preloads`: what its last run asked for) name a module the zygote lacks forks from
+    the extended zygote, which imports them too.
     `hash_seed` other than the runner's 0 needs fork=False: forked children share its seed."""
     threads = threads or max(1, default_jobs() // parallel)
     if not execute.sealable():  # one at a time, each compared before and after
         parallel = 1
-        on_start, on_done = tripwire.guarded(on_start, on_done)
-    pending = [(Job(key, values, threads, ""), limit) for key, values, limit in jobs]
+        on_start, on_done = tripwire.guarded(project, on_start, on_done)
+    root = str(project.root)
+    pending = [(Job(root, key, values, threads), limit) for key, values, limit in jobs]
     if fork:
-        return _run_forked(pending, parallel, on_start, on_done, zygote.shared(warm), extras or {})
+        z = zygote.shared(preloads)
+        return _run_forked(pending, parallel, on_start, on_done, z, snippet_preloads or {})
     return _run_spawned(pending, parallel, on_start, on_done, hash_seed)
 
 
@@ -336,12 +340,13 @@ def _collect(
     job: Job, exitcode: int | None, seconds: float, error: str = "", left: str | None = None
 ) -> Outcome:
     """The outcome of a child that ended; `left`: what it left running, which was killed."""
-    name = f"snippets/{job.key}.py"
+    snippet = Project(job.root).snippet(job.key)
+    name = snippet.name
     result = Result()
     try:
         if not error and job.result.exists():
             try:
-                result = parsed(job.result.read_bytes(), job.key)
+                result = parsed(job.result.read_bytes(), snippet)
             except (OSError, MalformedResult) as e:
                 error = f"its run left a malformed result ({e}); nothing of it is trusted"
             else:
@@ -384,7 +389,7 @@ _TYPES = {
     "figures": dict,
     "inputs": dict,
     "writes": list,
-    "imported": list,
+    "preloads": list,
     "reads": list,
     "sealed": str,
     "failed_section": (str, type(None)),
@@ -394,9 +399,9 @@ _TYPES = {
 }
 
 
-def parsed(data: bytes, key: str) -> Result:
-    """The Result a child wrote for snippets/<key>.py, checked field by field; MalformedResult
-    says what is wrong."""
+def parsed(data: bytes, snippet: Snippet) -> Result:
+    """The Result a child wrote for this snippet, checked field by field; MalformedResult says
+    what is wrong."""
     try:
         fields = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
@@ -416,7 +421,7 @@ def parsed(data: bytes, key: str) -> Result:
         for k, v in fields.get(name, {}).items():
             if not isinstance(v, str):
                 raise MalformedResult(f"{name}[{k!r}] is a {type(v).__name__}")
-    for name in ("writes", "imported", "reads"):
+    for name in ("writes", "preloads", "reads"):
         for item in fields.get(name, []):
             if not isinstance(item, str):
                 raise MalformedResult(f"{name} holds a {type(item).__name__}")
@@ -426,11 +431,12 @@ def parsed(data: bytes, key: str) -> Result:
         if digest != ABSENT and not _DIGEST.fullmatch(digest):
             raise MalformedResult(f"input {relative!r} has digest {digest[:80]!r}")
     if fields.get("status", "ok") == "ok":
-        for relative in (f"snippets/{key}.py", f"scripts/figures/{key}.py"):
+        project = snippet.project
+        for relative in (project.rel(snippet.source), project.rel(snippet.figure_code)):
             if relative not in fields.get("inputs", {}):
                 raise MalformedResult(f"its inputs do not name {relative}")
     for relative, digest in fields.get("inputs", {}).items():
-        if digest != ABSENT and not (ROOT / relative).exists():
+        if digest != ABSENT and not (snippet.project.root / relative).exists():
             raise MalformedResult(f"input {relative!r} has a digest but no file")
     for relative in fields.get("reads", []):
         if not _repository_file(relative):

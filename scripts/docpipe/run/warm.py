@@ -37,7 +37,6 @@ def load(names) -> None:
 sections.preprocessor()  # every child reads its snippet's sections with pymdownx's grammar
 load(filter(None, os.environ.get("DOCPIPE_WARM", "").split(",")))
 execute.reseed()  # the first call pays lazy set-up (numpy's is ~9 ms); each child reseeds anyway
-execute._outside_repository()  # what every child's seal lets it read outside the repository
 
 
 def _first_gradient() -> None:

@@ -177,6 +177,9 @@ class _Server:
             self._extend(missing)
             _send(self.extended["pipe"], message)
         else:
+            from docpipe.run.execute import outside_repository
+
+            outside_repository(message["job"]["root"])  # once per project, for every child
             pid = os.fork()
             if pid == 0:
                 _child(message["job"], self._fds())
