@@ -20,7 +20,7 @@ from docpipe.catalog import Settings
 from docpipe.problems import RUN, DocpipeError
 from docpipe.project import Project
 from docpipe.recorded import cache, writing
-from docpipe.run import artifacts, execute, pool
+from docpipe.run import artifacts, execute, messages, pool
 
 
 @pytest.mark.parametrize(
@@ -136,18 +136,21 @@ def fit_line(tmp_path):
             "input 'snippets/no.dat' has a digest but no file",
         ),
         (result_of(sections=[["a", 5], ["b", 2]]), "section 'b' ends at 2, before 5"),
-        (result_of(sections=[["a"]]), "section ['a'] is not [name, offset]"),
+        (result_of(sections=[["a"]]), "sections holds ['a'], not a list of 2 of its types"),
+        (result_of(sections=[["a", True]]), "sections holds ['a', True], not a list of 2"),
+        (b'{"preloads": "torch"}', "preloads is a str"),
+        (b'{"failed_section": 3}', "failed_section is a int"),
         (result_of(writes=[3]), "writes holds a int"),
     ],
 )
 def test_a_malformed_result_is_named_and_never_trusted(fit_line, data, why):
-    with pytest.raises(pool.MalformedResult) as e:
-        pool.parsed(data, fit_line)
+    with pytest.raises(messages.MalformedResult) as e:
+        messages.decode_result(data, fit_line)
     assert str(e.value).startswith(why)
 
 
 def test_a_well_formed_result_is_taken(fit_line):
-    result = pool.parsed(result_of(sections=[[None, 3]]), fit_line)
+    result = messages.decode_result(result_of(sections=[[None, 3]]), fit_line)
     assert result.sections == [(None, 3)] and result.status == "ok"
 
 

@@ -21,7 +21,6 @@ import errno
 import functools
 import hashlib
 import io
-import json
 import os
 import random
 import shlex
@@ -31,11 +30,11 @@ import tempfile
 import time
 import traceback
 import types
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from docpipe import sections
-from docpipe.run import figures, landlock, sourceonly
+from docpipe.run import figures, landlock, messages, sourceonly
+from docpipe.run.messages import Job, Result
 
 try:
     import resource
@@ -52,52 +51,6 @@ RUN_ENV = {
     "TZ": "UTC",
     "SOURCE_DATE_EPOCH": "0",
 }
-
-
-@dataclass
-class Job:
-    root: str  # the project's root: the child runs snippets/<key>.py of this project
-    key: str
-    values: dict[str, str]
-    threads: int
-    workdir: str = ""  # holds output.txt, result.json and scratch/: the snippet's working dir
-
-    @property
-    def output(self) -> Path:
-        return Path(self.workdir) / "output.txt"
-
-    @property
-    def result(self) -> Path:
-        return Path(self.workdir) / "result.json"
-
-
-@dataclass
-class Result:
-    status: str = "ok"  # ok | error
-    error: str = ""
-    sections: list[tuple[str | None, int]] = field(default_factory=list)  # (section, end offset)
-    values: dict[str, str] = field(default_factory=dict)
-    figures: dict[str, str] = field(default_factory=dict)  # "<fig>" or "<fig>.dark" -> SVG text
-    # Repository files the run depends on -> sha256 of their bytes when the run read them (its
-    # source, local modules (their source even when Python loaded a .pyc), data, figure code).
-    inputs: dict[str, str] = field(default_factory=dict)
-    writes: list[str] = field(default_factory=list)  # repository files the run opened to write
-    # Repository files the run may have read that `inputs` does not hold, sorted, as POSIX
-    # paths relative to the root: every file it could read that Python's audit hooks cannot
-    # see it read (a C library's fopen, as torch.from_file does): the data files (not .py,
-    # not bytecode) of what `readable_inside` lets a run read.
-    reads: list[str] = field(default_factory=list)
-    # How the run was kept from changing the repository: "landlock", or "" where the kernel
-    # has none (then the parent compares the repository before and after: docpipe.run.tripwire).
-    sealed: str = ""
-    # The preloads of its next run: installed modules the run imported that its own code (or
-    # a preloaded package) asked for; the zygote imports them before that run.
-    preloads: list[str] = field(default_factory=list)
-    # Where a failing run stopped: the section that raised and the innermost snippet line.
-    failed_section: str | None = None
-    failed_line: int = 0
-    run_seconds: float = 0.0
-    figure_seconds: float = 0.0
 
 
 FILE_CAP = 64 << 20  # bytes: the most a run may write to one file (its output among them)
@@ -163,17 +116,17 @@ def child_main(job: Job) -> None:
         sys.stdout.flush()
         with contextlib.suppress(OSError):
             os.chdir(project.root)
-    _write_result(job.result, asdict(result))
+    _write_result(job.result, messages.encode_result(result))
 
 
-# Taken at import, before any snippet runs: a snippet may replace json.dumps, builtins.open or
-# os.write for its own process, never for how its result is written. The parent checks the
-# result anyway (pool.parsed): whatever a snippet corrupts is its own failure.
-_dumps, _os_open, _os_write, _os_close = json.dumps, os.open, os.write, os.close
+# Taken at import, before any snippet runs: a snippet may replace json.dumps (messages takes
+# its own), builtins.open or os.write for its own process, never for how its result is written.
+# The parent checks the result anyway (messages.decode_result): whatever a snippet corrupts is
+# its own failure.
+_os_open, _os_write, _os_close = os.open, os.write, os.close
 
 
-def _write_result(path: Path, fields: dict) -> None:
-    data = _dumps(fields).encode("utf-8")
+def _write_result(path: Path, data: bytes) -> None:
     fd = _os_open(os.fspath(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
         while data:
