@@ -61,10 +61,10 @@ def preloads(snippets: Iterable[Snippet]) -> tuple[str, ...]:
 
 
 @contextlib.contextmanager
-def run_environment(**extra: str):
+def run_environment(**added: str):
     """os.environ as a child process must start with; restored afterwards."""
     saved = dict(os.environ)
-    os.environ.update({**execute.RUN_ENV, **extra})
+    os.environ.update({**execute.RUN_ENV, **added})
     try:
         yield
     finally:

@@ -205,10 +205,10 @@ class _Server:
                 only_extended = _not_preloaded(modules)
                 _send(self.channel, ExtendedPreloads(only_extended))
                 if only_extended:
-                    self._extend(only_extended)
+                    self._preload_extended(only_extended)
             case Fork(job, preloads) if _not_preloaded(preloads):
                 _send(self.channel, Forwarded(job.key))
-                self._extend(_not_preloaded(preloads))
+                self._preload_extended(_not_preloaded(preloads))
                 _send(self.extended.pipe, Fork(job, []))
             case Fork(job, _):
                 from docpipe.run.execute import outside_repository
@@ -222,7 +222,8 @@ class _Server:
             case _:
                 raise MalformedMessage(f"a zygote takes no {type(message).__name__}")
 
-    def _extend(self, modules: list[str]) -> None:
+    def _preload_extended(self, modules: list[str]) -> None:
+        """Preload these modules in the extended zygote, forking it first if there is none."""
         if self.extended:
             new = sorted(set(modules) - self.extended.preloaded)
             if new:
