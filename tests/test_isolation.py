@@ -9,6 +9,8 @@ from docpipe import pipeline
 from docpipe.run import machine, pool
 from test_sandbox import in_project
 
+pytestmark = pytest.mark.integration
+
 POLLUTER = """
 import random
 

@@ -22,6 +22,8 @@ from conftest import reader_machine
 from docpipe.project import Project
 from docpipe.run import execute, machine, pool, zygote
 
+pytestmark = pytest.mark.integration
+
 GOOD = 'print("hello from good")\n'
 HEAD = (
     "import os\nfrom pathlib import Path\n\n"
