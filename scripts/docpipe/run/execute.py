@@ -1,5 +1,8 @@
 """Run one snippet inside a fresh child process, exactly as `python snippets/<key>.py` would.
 
+The job (docpipe.run.messages.Job) names the snippet's key and its project's root: the child
+runs that project's snippet, sealed to that root, whichever project the zygote ran before.
+
 The child owns everything a snippet can change (globals, seeds, grad mode, default dtype, cwd,
 open figures, sys.argv), so nothing leaks into the next snippet. It writes what the snippet
 printed to `output` and a JSON summary to `result`; the parent reads both after the child exits.
