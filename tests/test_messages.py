@@ -75,3 +75,14 @@ def test_a_malformed_message_is_named(line, why):
         messages.decode(line)
     assert str(e.value).startswith(why)
     assert not isinstance(e.value, messages.MalformedResult)  # the runner's fault, no snippet's
+
+
+def test_each_side_reads_only_the_messages_meant_for_it():
+    report, request = messages.Started("a", 3), messages.Preload(["torch"])
+    assert messages.decode(messages.encode(report), messages.Report) == report
+    assert messages.decode(messages.encode(request), messages.Request) == request
+    with pytest.raises(messages.MalformedMessage) as e:
+        messages.decode(messages.encode(request), messages.Report)
+    assert str(e.value).startswith("a Preload, not one of Started, Exited, Forwarded")
+    with pytest.raises(messages.MalformedMessage):
+        messages.decode(messages.encode(report), messages.Request)

@@ -163,10 +163,9 @@ class ExtendedExited:
     code: int
 
 
-Message = (
-    Preload | PreloadExtended | Fork | Started | Exited | Forwarded | ExtendedPreloads
-    | ExtendedReady | ExtendedExited
-)  # fmt: skip
+Request = Preload | PreloadExtended | Fork  # what a zygote reads
+Report = Started | Exited | Forwarded | ExtendedPreloads | ExtendedReady | ExtendedExited
+Message = Request | Report
 TYPES = {cls.__name__: cls for cls in typing.get_args(Message)}
 
 
@@ -188,12 +187,16 @@ def encode(message: Message) -> bytes:
     return _dumps({"type": type(message).__name__, **_asdict(message)}).encode() + b"\n"
 
 
-def decode(line: bytes) -> Message:
-    """The message encode() wrote as this line; MalformedMessage says what is wrong."""
+def decode(line: bytes, expected=Message) -> Message:
+    """The message encode() wrote as this line, one of the `expected` classes (Request,
+    Report); MalformedMessage says what is wrong."""
     fields = _json_object(line, MalformedMessage)
     name = fields.pop("type", None)
     if name not in TYPES:
         raise MalformedMessage(f"no message type {name!r}")
+    if TYPES[name] not in typing.get_args(expected):
+        names = ", ".join(cls.__name__ for cls in typing.get_args(expected))
+        raise MalformedMessage(f"a {name}, not one of {names}")
     return _build(TYPES[name], fields, MalformedMessage)
 
 

@@ -190,8 +190,6 @@ def _run_forked(pending, parallel, on_start, on_done, z, snippet_preloads) -> di
                         seconds = time.monotonic() - r.started
                         outcomes[key] = _collect(r.job, code, seconds, r.killed, left)
                         on_done(outcomes[key])
-                    case _:
-                        raise messages.MalformedMessage(f"a parent takes no {event}")
             for r in running.values():
                 if r.started and not r.killed and time.monotonic() >= r.started + r.timeout:
                     zygote.kill(r.pid)

@@ -42,6 +42,8 @@ from docpipe.run.messages import (
     Message,
     Preload,
     PreloadExtended,
+    Report,
+    Request,
     Started,
     decode,
     encode,
@@ -90,7 +92,7 @@ class Zygote:
         """Run the job in a child of a zygote that has the snippet's own `preloads`."""
         self._write(Fork(job, preloads))
 
-    def events(self, timeout: float | None) -> list[Message]:
+    def events(self, timeout: float | None) -> list[Report]:
         """What the zygote reported within `timeout` seconds (docpipe.run.messages: Started,
         Exited, Forwarded, ExtendedPreloads, ExtendedReady, ExtendedExited). A zygote that
         ended, or sent a line that is no message (a fault of the runner), raises ZygoteDied;
@@ -102,7 +104,7 @@ class Zygote:
             raise ZygoteDied(f"the runner's zygote ended (exit status {self.process.wait()})")
         *lines, self.pending = (self.pending + chunk).split(b"\n")
         try:
-            return [decode(line) for line in lines]
+            return [decode(line, Report) for line in lines]
         except MalformedMessage as e:
             self.close()
             raise ZygoteDied(f"the runner's zygote sent a malformed message ({e}); stopped") from e
@@ -185,7 +187,7 @@ class _Server:
                         continue
                     *lines, pending = (pending + chunk).split(b"\n")
                     for line in lines:
-                        self._handle(decode(line))
+                        self._handle(decode(line, Request))
                 elif self.extended and ready.fd == self.extended.pidfd:
                     code = self._reap(ready.fd, self.extended.pid)
                     self.extended = None
@@ -195,7 +197,7 @@ class _Server:
                     code = self._reap(ready.fd, pid)
                     _send(self.channel, Exited(key, code, self._sweep()))
 
-    def _handle(self, message: Message) -> None:
+    def _handle(self, message: Request) -> None:
         from docpipe.run import preload
 
         match message:
@@ -219,8 +221,6 @@ class _Server:
                     _child(job, self._fds())
                 self._watch(pid, (pid, job.key))
                 _send(self.channel, Started(job.key, pid))
-            case _:
-                raise MalformedMessage(f"a zygote takes no {type(message).__name__}")
 
     def _preload_extended(self, modules: list[str]) -> None:
         """Preload these modules in the extended zygote, forking it first if there is none."""
