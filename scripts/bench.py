@@ -69,7 +69,7 @@ def one_import() -> float:
     modules = pipeline.warm_list(cat.snippets)
     for extras in cache.imports_by_snippet([s.key for s in cat.snippets]).values():
         modules += [m for m in extras if m not in modules]
-    return imported("docpipe.run.warm", DOCPIPE_WARM=",".join(modules))
+    return imported("docpipe.run.preload", DOCPIPE_PRELOADS=",".join(modules))
 
 
 def imported(modules: str, **env: str) -> float:

@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 
 from docpipe import pipeline
-from docpipe.run import machine
+from docpipe.run import machine, pool
+from test_sandbox import in_project
+
+pytestmark = pytest.mark.integration
 
 POLLUTER = """
 import random
@@ -30,20 +33,22 @@ print("seed leaked:", torch.initial_seed() == 1234)
 """
 
 
-def test_a_snippet_that_changes_global_torch_state_does_not_change_the_next_one(sandbox):
-    sandbox.write("snippets/a_polluter.py", POLLUTER)
-    sandbox.write("snippets/b_observer.py", OBSERVER)
-    alone = sandbox.regen("-j", "1", "snippets/b_observer.py")
-    assert alone.returncode == 0, alone.stderr
-    before = sandbox.read("docs/generated/b_observer.txt")
-    assert before == "True torch.float32\ntensor([1., 1.])\nseed leaked: False\n"
-    after_polluter = sandbox.regen("--force", "-j", "1")
-    assert after_polluter.returncode == 0, after_polluter.stderr
-    assert sandbox.read("docs/generated/a_polluter.txt") == "polluted\n"
-    assert sandbox.read("docs/generated/b_observer.txt") == before
-    fresh = sandbox.regen("--force", "--no-fork", "snippets/b_observer.py")
-    assert fresh.returncode == 0, fresh.stderr
-    assert sandbox.read("docs/generated/b_observer.txt") == before
+def test_a_snippet_that_changes_global_torch_state_does_not_change_the_next_one(tmp_path):
+    project = in_project(
+        tmp_path, {"snippets/a_polluter.py": POLLUTER, "snippets/b_observer.py": OBSERVER}
+    )
+    fork = machine.fork_available()
+    expected = b"True torch.float32\ntensor([1., 1.])\nseed leaked: False\n"
+
+    def output(keys: list[str], fork: bool) -> dict[str, bytes]:
+        outcomes = pool.run(project, [(key, {}, 60) for key in keys], 1, fork)
+        assert all(o.result.status == "ok" for o in outcomes.values()), outcomes
+        return {key: o.output for key, o in outcomes.items()}
+
+    assert output(["b_observer"], fork) == {"b_observer": expected}
+    after_polluter = output(["a_polluter", "b_observer"], fork)  # one at a time, in this order
+    assert after_polluter == {"a_polluter": b"polluted\n", "b_observer": expected}
+    assert output(["b_observer"], False) == {"b_observer": expected}  # a fresh interpreter
 
 
 # One worker runs these tests and test_drift's, which share the run of the whole site.

@@ -2,12 +2,13 @@
 nothing outside its job folder by any route, reads of the repository only what the runner
 names, leaves nothing running, reads no input, and cannot print without end.
 
-Each class of fault is tried by several routes at once, one snippet per route in one regen:
-each must fail naming its snippet and line, and every recorded file stay byte-identical."""
+Each class of fault is tried by several routes at once, one snippet per route in one run of
+the pool, in this process, on a project in a temporary folder: each must fail naming its
+snippet and line, and every file of the project stay byte-identical. (What a failed run does
+to a regen's records is test_faults.py's: here, nothing but the run is under test.)"""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -16,21 +17,14 @@ from pathlib import Path
 
 import pytest
 
+import docpipe
 from conftest import reader_machine
-from test_faults import add_to_page, only_sources_changed
+from docpipe.project import Project
+from docpipe.run import execute, machine, pool, zygote
+
+pytestmark = pytest.mark.integration
 
 GOOD = 'print("hello from good")\n'
-PAGE = """
-# Sandbox
-
-```python title="snippets/good.py"
---8<-- "snippets/good.py"
-```
-
-``` text title="python snippets/good.py"
---8<-- "docs/generated/good.txt"
-```
-"""
 HEAD = (
     "import os\nfrom pathlib import Path\n\n"
     "record = Path(__file__).parents[1] / 'docs/generated/good.txt'\n"
@@ -76,44 +70,76 @@ UNCHECKED = "a process it started was refused a write into the repository"
 SNIPPETS_MAY_NOT = "snippets may not write into the repository (docs/generated/good.txt)"
 
 
+class Box:
+    """A project in a temporary folder: snippets/good.py with its record, and what a test adds."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.project = Project(root)
+        self.timeouts: dict[str, float] = {}
+
+    def write(self, relative: str, text: str) -> None:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+    def read(self, relative: str) -> str:
+        return (self.root / relative).read_text(encoding="utf-8")
+
+    def tree(self) -> dict[str, bytes]:
+        """Every file of the project and its bytes."""
+        return {
+            p.relative_to(self.root).as_posix(): p.read_bytes()
+            for p in self.root.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts
+        }
+
+    def run(self, *keys: str, fork: bool | None = None, timeout: float = 60) -> dict:
+        """Run these snippets as regen runs them (two at a time, forked where it can), and
+        check that no file of the project changed; each one's Outcome."""
+        before = self.tree()
+        fork = machine.fork_available() if fork is None else fork
+        jobs = [(key, {}, self.timeouts.get(key, timeout)) for key in keys]
+        outcomes = pool.run(self.project, jobs, 2, fork)
+        assert self.tree() == before, "a run changed the project"
+        return outcomes
+
+
+def failures(outcomes: dict) -> dict[str, str]:
+    """The first line of each failed run's error, by snippet key."""
+    return {
+        key: o.result.error.splitlines()[0]
+        for key, o in outcomes.items()
+        if o.result.status == "error"
+    }
+
+
 @pytest.fixture
-def recorded(sandbox):
-    """A sandbox whose one page shows snippets/good.py, recorded and committed."""
-    sandbox.write("snippets/good.py", GOOD)
-    sandbox.write("docs/index.md", PAGE)
-    first = sandbox.regen()
-    assert first.returncode == 0, first.stderr
-    sandbox.commit()
-    return sandbox
-
-
-def failures(stderr: str) -> dict[str, str]:
-    """The first line of each FAILED report, by snippet name."""
-    found = {}
-    for line in stderr.splitlines():
-        if line.startswith("FAILED snippets/"):
-            name = line.split()[1].split(":")[0].split("/")[-1].removesuffix(".py")
-            found[name] = line
-    return found
+def recorded(tmp_path):
+    """A project whose snippets/good.py is recorded, as a regen would leave it."""
+    box = Box(tmp_path / "repo")
+    box.write("snippets/good.py", GOOD)
+    box.write("snippets/snippets.toml", "[defaults]\ntimeout = 60\n")
+    box.write("docs/index.md", '# Sandbox\n\n```python\n--8<-- "snippets/good.py"\n```\n')
+    box.write("docs/generated/good.txt", "hello from good\n")
+    box.write("docs/generated/good.json", "{}\n")
+    box.write("mkdocs.yml", "site_name: Sandbox\n")
+    return box
 
 
 def test_no_route_changes_anything_outside_the_job_folder(recorded):
     for name, (code, _) in WRITES.items():
         recorded.write(f"snippets/w_{name}.py", HEAD + code)
-    add_to_page(recorded, *(f"w_{name}" for name in WRITES))
-    run = recorded.regen()
-    assert run.returncode == 1
-    failed = failures(run.stderr)
+    outcomes = recorded.run(*(f"w_{name}" for name in WRITES))  # and the project unchanged
+    failed = failures(outcomes)
     for name, (_, line) in WRITES.items():
         said = failed.get(f"w_{name}", "")
-        assert said.startswith(f"FAILED snippets/w_{name}.py:{line}: "), (name, run.stderr)
+        assert said.startswith(f"snippets/w_{name}.py:{line}: "), (name, said)
         assert SNIPPETS_MAY_NOT in said or REFUSED in said or HELD in said or (UNCHECKED in said), (
             name,
             said,
         )
-    assert "good.txt: Permission denied" in run.stderr  # what sh said, in its output's tail
-    assert recorded.read("docs/generated/good.txt") == "hello from good\n"
-    only_sources_changed(recorded, *(f"w_{name}" for name in WRITES))
+    assert b"good.txt: Permission denied" in outcomes["w_subprocess"].output  # what sh said
     assert not (Path("/tmp") / recorded.root.parent.name).exists()
 
 
@@ -130,31 +156,34 @@ def test_a_sealed_run_reads_of_the_repository_only_what_the_runner_names(recorde
         HEAD + "print(record.with_name('snippets.toml').exists())\n"
         "print(len((Path(__file__).parent / 'snippets.toml').read_text()))\n",
     )
-    add_to_page(recorded, "record_reader", "reader", "settings")
-    run = recorded.regen()
-    failed = failures(run.stderr)
-    assert "record_reader" not in failed, run.stderr
-    assert recorded.read("docs/generated/record_reader.txt") == "hello from good\n\n"
-    assert failed["reader"].startswith("FAILED snippets/reader.py:5: PermissionError:"), run.stderr
+    outcomes = recorded.run("record_reader", "reader", "settings")
+    failed = failures(outcomes)
+    assert "record_reader" not in failed, failed
+    assert outcomes["record_reader"].output == b"hello from good\n\n"
+    assert outcomes["record_reader"].result.inputs["docs/generated/good.txt"]  # an input
+    assert failed["reader"].startswith("snippets/reader.py:5: PermissionError:"), failed
     assert REFUSED in failed["reader"]
-    assert failed["settings"].startswith("FAILED snippets/settings.py:6: PermissionError:")
+    assert failed["settings"].startswith("snippets/settings.py:6: PermissionError:")
 
 
-def test_without_landlock_a_change_to_the_repository_fails_naming_the_snippet(recorded):
-    recorded.env["DOCPIPE_NO_LANDLOCK"] = "1"  # as on a kernel without Landlock
+def test_without_landlock_a_change_to_the_repository_fails_naming_the_snippet(
+    recorded, monkeypatch
+):
+    # As on a kernel without Landlock: fresh interpreters, which take the setting from this
+    # process's environment (a forked child would take the zygote's).
+    monkeypatch.setenv(execute.NO_LANDLOCK, "1")
     for name in ("os_open", "subprocess"):
         recorded.write(f"snippets/w_{name}.py", HEAD + WRITES[name][0])
     json_record = "record = record.with_suffix('.json')\n"  # not the file the others change
     recorded.write("snippets/w_libc_unlink.py", HEAD + json_record + WRITES["libc_unlink"][0])
-    add_to_page(recorded, "w_os_open", "w_subprocess", "w_libc_unlink")
-    run = recorded.regen()
-    assert run.returncode == 1
-    failed = failures(run.stderr)
+    keys = ["w_os_open", "w_subprocess", "w_libc_unlink"]
+    outcomes = pool.run(recorded.project, [(key, {}, 60) for key in keys], 2, False)
+    failed = failures(outcomes)
     # A Python call is still refused before it happens, by name.
     assert SNIPPETS_MAY_NOT in failed["w_os_open"]
     # What only the kernel could refuse happens, and is named, with the snippet.
     assert failed["w_subprocess"] == (
-        "FAILED snippets/w_subprocess.py: changed the repository, which a snippet may not (this"
+        "snippets/w_subprocess.py: changed the repository, which a snippet may not (this"
         " kernel has no Landlock to refuse it): docs/generated/good.txt (changed)"
     )
     assert failed["w_libc_unlink"].endswith(": docs/generated/good.json (removed)")
@@ -216,25 +245,19 @@ def test_what_a_snippet_leaves_running_is_killed_and_named(recorded):
         "snippets/l_timeout.py",
         "import subprocess\nimport time\n\nsubprocess.Popen(['sleep', '1784'])\ntime.sleep(60)\n",
     )
-    recorded.write(
-        "snippets/snippets.toml", '[defaults]\ntimeout = 60\n\n["l_timeout.py"]\ntimeout = 2\n'
-    )
-    add_to_page(recorded, *(f"l_{name}" for name in [*LEFT, "timeout"]))
-    run = recorded.regen()
-    assert run.returncode == 1
-    failed = failures(run.stderr)
+    recorded.timeouts["l_timeout"] = 2
+    failed = failures(recorded.run(*(f"l_{name}" for name in [*LEFT, "timeout"])))
     for name, (_, command, line) in LEFT.items():
         where = f"snippets/l_{name}.py:{line}" if line else f"snippets/l_{name}.py"
         said = failed.get(f"l_{name}", "")
-        assert said.startswith(f"FAILED {where}: "), (name, run.stderr)
+        assert said.startswith(f"{where}: "), (name, failed)
         assert "left processes running" in said and f"{command})" in said, said
     said = failed["l_timeout"]
-    assert said.startswith("FAILED snippets/l_timeout.py: timed out after 2 s; left processes")
+    assert said.startswith("snippets/l_timeout.py: timed out after 2 s; left processes")
     assert "(sleep 1784)" in said
     time.sleep(0.2)
     for command in ("sleep 1781", "sleep 1782", "sleep 1783", "sleep 1784"):
         assert running(command) == [], f"{command} still runs"
-    only_sources_changed(recorded, *(f"l_{name}" for name in [*LEFT, "timeout"]))
 
 
 def test_in_fresh_interpreters_what_a_timed_out_snippet_started_is_killed_and_named(recorded):
@@ -242,10 +265,8 @@ def test_in_fresh_interpreters_what_a_timed_out_snippet_started_is_killed_and_na
         "snippets/l_fresh.py",
         "import subprocess\nimport time\n\nsubprocess.Popen(['sleep', '1785'])\ntime.sleep(60)\n",
     )
-    add_to_page(recorded, "l_fresh")
-    run = recorded.regen("--no-fork", "--timeout", "3", "snippets/l_fresh.py")
-    said = failures(run.stderr)["l_fresh"]
-    assert said.startswith("FAILED snippets/l_fresh.py: timed out after 3 s; left processes")
+    said = failures(recorded.run("l_fresh", fork=False, timeout=3))["l_fresh"]
+    assert said.startswith("snippets/l_fresh.py: timed out after 3 s; left processes")
     assert "(sleep 1785)" in said
     time.sleep(0.2)
     assert running("sleep 1785") == []
@@ -253,10 +274,9 @@ def test_in_fresh_interpreters_what_a_timed_out_snippet_started_is_killed_and_na
 
 def test_a_byte_order_mark_is_accepted_as_python_accepts_it(recorded):
     recorded.write("snippets/bom.py", '\ufeffprint("with a mark")\n')
-    add_to_page(recorded, "bom")
-    run = recorded.regen()
-    assert run.returncode == 0, run.stderr
-    assert recorded.read("docs/generated/bom.txt") == "with a mark\n"
+    ran = recorded.run("bom")["bom"]
+    assert ran.result.status == "ok", ran.result.error
+    assert ran.output == b"with a mark\n"
 
 
 STDIN = {
@@ -273,12 +293,9 @@ STDIN = {
 def test_reading_standard_input_fails_naming_the_line(recorded):
     for name, (code, _, _) in STDIN.items():
         recorded.write(f"snippets/i_{name}.py", code)
-    add_to_page(recorded, *(f"i_{name}" for name in STDIN))
-    run = recorded.regen()
-    assert run.returncode == 1
-    failed = failures(run.stderr)
+    failed = failures(recorded.run(*(f"i_{name}" for name in STDIN)))
     for name, (_, line, error) in STDIN.items():
-        assert failed[f"i_{name}"].startswith(f"FAILED snippets/i_{name}.py:{line}: {error}")
+        assert failed[f"i_{name}"].startswith(f"snippets/i_{name}.py:{line}: {error}")
 
 
 def test_an_endless_print_is_stopped_while_it_runs(recorded):
@@ -286,20 +303,17 @@ def test_an_endless_print_is_stopped_while_it_runs(recorded):
     recorded.write(
         "snippets/endless_child.py", "import subprocess\n\nsubprocess.run(['yes'])\nprint('on')\n"
     )
-    add_to_page(recorded, "endless", "endless_child")
     started = time.monotonic()
-    run = recorded.regen("--timeout", "50")
+    failed = failures(recorded.run("endless", "endless_child", timeout=50))
     assert time.monotonic() - started < 40  # a timeout would take 50 s
-    failed = failures(run.stderr)
     assert failed["endless"] == (
-        "FAILED snippets/endless.py:2: OSError: [Errno 27] File too large (the runner caps"
+        "snippets/endless.py:2: OSError: [Errno 27] File too large (the runner caps"
         " every file a run writes, its output among them, at 64 MiB)"
     )
     # `yes` is stopped at the cap (SIGXFSZ); the snippet's next print fails at its line.
     assert failed["endless_child"].startswith(
-        "FAILED snippets/endless_child.py:4: OSError: [Errno 27] File too large"
+        "snippets/endless_child.py:4: OSError: [Errno 27] File too large"
     )
-    only_sources_changed(recorded, "endless", "endless_child")
 
 
 HELPER_USER = "from _helper import VALUE\n\nprint(VALUE)\n"
@@ -310,9 +324,8 @@ def test_a_helper_edited_within_a_second_of_its_bytecode_runs_from_its_source(re
     # unset); Python trusts a .pyc whose recorded source mtime and size match, to the second.
     recorded.write("snippets/_helper.py", "VALUE = 1\n")
     recorded.write("snippets/user.py", HELPER_USER)
-    add_to_page(recorded, "user")
     helper = recorded.root / "snippets" / "_helper.py"
-    stamp = helper.stat().st_mtime_ns
+    mtime = helper.stat().st_mtime_ns
     subprocess.run(
         [sys.executable, "-c", "import _helper"],
         cwd=helper.parent,
@@ -323,10 +336,10 @@ def test_a_helper_edited_within_a_second_of_its_bytecode_runs_from_its_source(re
     assert cached, "python wrote no .pyc (the test would prove nothing)"
     before = {p: p.read_bytes() for p in cached}
     helper.write_text("VALUE = 2\n")  # the same size
-    os.utime(helper, ns=(stamp, stamp))  # and the same stamp: the stale .pyc looks fresh
-    run = recorded.regen()
-    assert run.returncode == 0, run.stderr
-    assert recorded.read("docs/generated/user.txt") == "2\n"
+    os.utime(helper, ns=(mtime, mtime))  # and the same mtime: the stale .pyc looks fresh
+    ran = recorded.run("user")["user"]
+    assert ran.result.status == "ok", ran.result.error
+    assert ran.output == b"2\n"
     after = sorted((helper.parent / "__pycache__").iterdir())
     assert {p: p.read_bytes() for p in after} == before, "the run wrote bytecode"
 
@@ -340,33 +353,85 @@ print(torch.from_file(str(here / "data" / "weights.bin"), size=2, dtype=torch.ui
 """
 
 
-def test_reads_names_the_data_files_a_run_may_read_unseen(recorded):
-    recorded.write("snippets/uses_data.py", READS)
-    (recorded.root / "snippets" / "data").mkdir()
-    (recorded.root / "snippets" / "data" / "weights.bin").write_bytes(b"\x01\x02")
-    recorded.write("snippets/data/seen.txt", "seen\n")
-    # A tool's cache (hidden, different on every machine) is no snippet's data.
-    recorded.write("snippets/.ruff_cache/CACHEDIR.TAG", "tag\n")
-    recorded.write("snippets/data/.hidden/cache.bin", "cache\n")
-    probe = (
-        "import json, sys\nfrom docpipe import pool\n"
-        "out = pool.run([('uses_data', {}, 60)], 1, True)\n"
-        "r = out['uses_data'].result\n"
-        "print(json.dumps([r.status, r.error, r.reads, sorted(r.inputs)]))\n"
+def in_project(root: Path, files: dict[str, str | bytes]) -> Project:
+    """A project on a temporary folder holding these files (no runner copied into it)."""
+    for relative, content in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return Project(root)
+
+
+def test_reads_names_the_data_files_a_run_may_read_unseen(tmp_path):
+    project = in_project(
+        tmp_path,
+        {
+            "snippets/uses_data.py": READS,
+            "snippets/data/weights.bin": b"\x01\x02",
+            "snippets/data/seen.txt": "seen\n",
+            # A tool's cache (hidden, different on every machine) is no snippet's data.
+            "snippets/.ruff_cache/CACHEDIR.TAG": "tag\n",
+            "snippets/data/.hidden/cache.bin": "cache\n",
+            "snippets/snippets.toml": "[defaults]\ntimeout = 60\n",
+        },
     )
-    found = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=recorded.root,
-        env={**reader_machine(), "PYTHONPATH": str(recorded.root / "scripts")},
-        capture_output=True,
-        text=True,
-        timeout=120,
+    out = pool.run(project, [("uses_data", {}, 60)], 1, machine.fork_available())
+    r = out["uses_data"].result
+    assert r.status == "ok", r.error
+    assert "snippets/data/weights.bin" in r.reads  # torch's fopen: no audit hook sees it
+    assert "snippets/data/seen.txt" in r.reads
+    assert "snippets/snippets.toml" not in r.reads  # settings, not readable in a run
+    assert not [x for x in r.reads if "/." in x], r.reads
+    assert not set(r.reads) & set(r.inputs)
+    assert r.reads == sorted(r.reads)
+
+
+# Run in a project on a temporary folder: where it runs, and what it may change.
+WHERE = """\
+import os
+from pathlib import Path
+
+project = Path(__file__).resolve().parents[1]
+print(project.name, Path.cwd().name)
+for target in (project / "docs" / "probe.txt", Path({other!r}) / "docs" / "probe.txt"):
+    try:
+        open(target, "x").close()
+    except PermissionError as e:
+        print("refused", target.parents[1] == project, type(e).__name__)
+    else:
+        os.remove(target)
+        print("WROTE", target)
+"""
+
+
+@pytest.mark.skipif(not execute.sealable(), reason="the kernel has no Landlock")
+def test_one_zygote_runs_each_project_in_its_own_root_sealed_to_it(tmp_path):
+    # The first project's snippet tries the real repository, the second's the first project:
+    # each runs in its own root, through the same zygote, and changes neither.
+    real = Path(docpipe.PACKAGE).parents[1]
+    first = in_project(
+        tmp_path / "first", {"snippets/where.py": WHERE.format(other=str(real)), "docs/a.md": ""}
     )
-    status, error, reads, inputs = json.loads(found.stdout.splitlines()[-1])
-    assert status == "ok", error
-    assert "snippets/data/weights.bin" in reads  # torch's fopen: no audit hook sees it
-    assert "snippets/data/seen.txt" in reads
-    assert "snippets/snippets.toml" not in reads  # settings, not readable in a run
-    assert not [r for r in reads if "/." in r], reads
-    assert not set(reads) & set(inputs)
-    assert reads == sorted(reads)
+    second = in_project(
+        tmp_path / "second",
+        {"snippets/where.py": WHERE.format(other=str(first.root)), "docs/a.md": ""},
+    )
+    fork = machine.fork_available()
+    zygotes = set()
+    for project in (first, second):
+        result = pool.run(project, [("where", {}, 60)], 1, fork)["where"]
+        assert result.result.status == "ok", result.result.error
+        assert result.result.sealed == "landlock"
+        assert result.output.decode() == (
+            f"{project.root.name} scratch\n"
+            "refused True PermissionError\n"  # its own repository: the audit hook names it
+            "refused False PermissionError\n"  # any other: the kernel refuses it
+        )
+        assert sorted(result.result.inputs) == ["scripts/figures/where.py", "snippets/where.py"]
+        zygotes.add(id(zygote._shared))
+    assert len(zygotes) == 1 or not fork
+    assert not (real / "docs" / "probe.txt").exists()
+    assert not (first.root / "docs" / "probe.txt").exists()

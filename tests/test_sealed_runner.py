@@ -9,7 +9,6 @@ import errno
 import hashlib
 import json
 import os
-import subprocess
 import time
 from pathlib import Path
 
@@ -17,9 +16,12 @@ import pytest
 
 from docpipe import catalog, cli
 from docpipe.catalog import Settings
-from docpipe.project import ROOT, Snippet
+from docpipe.problems import RUN, DocpipeError
+from docpipe.project import Project
 from docpipe.recorded import cache, writing
-from docpipe.run import artifacts, execute, pool
+from docpipe.run import artifacts, execute, messages, pool
+
+pytestmark = pytest.mark.unit
 
 
 @pytest.mark.parametrize(
@@ -103,6 +105,16 @@ def result_of(**fields) -> bytes:
     return json.dumps({"inputs": INPUTS, **fields}).encode()
 
 
+@pytest.fixture
+def fit_line(tmp_path):
+    """snippets/examples/fit_line.py of a project on a temporary folder, with no figure code."""
+    project = Project(tmp_path)
+    snippet = project.snippet("examples/fit_line")
+    snippet.source.parent.mkdir(parents=True)
+    snippet.source.write_text("print(1)\n")
+    return snippet
+
+
 @pytest.mark.parametrize(
     ("data", "why"),
     [
@@ -125,18 +137,21 @@ def result_of(**fields) -> bytes:
             "input 'snippets/no.dat' has a digest but no file",
         ),
         (result_of(sections=[["a", 5], ["b", 2]]), "section 'b' ends at 2, before 5"),
-        (result_of(sections=[["a"]]), "section ['a'] is not [name, offset]"),
+        (result_of(sections=[["a"]]), "sections holds ['a'], not a list of 2 of its types"),
+        (result_of(sections=[["a", True]]), "sections holds ['a', True], not a list of 2"),
+        (b'{"preloads": "torch"}', "preloads is a str"),
+        (b'{"failed_section": 3}', "failed_section is a int"),
         (result_of(writes=[3]), "writes holds a int"),
     ],
 )
-def test_a_malformed_result_is_named_and_never_trusted(data, why):
-    with pytest.raises(pool.MalformedResult) as e:
-        pool.parsed(data, "examples/fit_line")
+def test_a_malformed_result_is_named_and_never_trusted(fit_line, data, why):
+    with pytest.raises(messages.MalformedResult) as e:
+        messages.decode_result(data, fit_line)
     assert str(e.value).startswith(why)
 
 
-def test_a_well_formed_result_is_taken():
-    result = pool.parsed(result_of(sections=[[None, 3]]), "examples/fit_line")
+def test_a_well_formed_result_is_taken(fit_line):
+    result = messages.decode_result(result_of(sections=[[None, 3]]), fit_line)
     assert result.sections == [(None, 3)] and result.status == "ok"
 
 
@@ -145,37 +160,48 @@ def outcome(figures=None, sections=(), output=b"") -> pool.Outcome:
     return pool.Outcome("examples/fit_line", result, output, 0.0)
 
 
-FIT_LINE = Snippet("examples/fit_line")
-
-
 @pytest.mark.parametrize(
     "name", ["../../../../escaped", "../x.dark", "a/b", "x y", "", "fig.light", "é", ".dark"]
 )
-def test_a_figure_name_outside_the_naming_rule_is_refused(name):
+def test_a_figure_name_outside_the_naming_rule_is_refused(fit_line, name):
     with pytest.raises(artifacts.OutputError) as e:
-        artifacts.build(FIT_LINE, Settings(), outcome({name: "<svg/>"}), {})
+        artifacts.build(fit_line, Settings(), outcome({name: "<svg/>"}), {})
     figure = name.removesuffix(".dark")
-    assert str(e.value) == (
-        f"snippets/examples/fit_line.py: scripts/figures/examples/fit_line.py names a figure"
-        f" {figure!r} (in FIGURES); a figure's name holds only letters, digits, '_' and '-',"
-        " as docs/generated/examples/fit_line.<figure>.svg must stay a file of this snippet"
+    assert isinstance(e.value, DocpipeError) and e.value.problem.kind == RUN
+    assert (e.value.path, e.value.line) == ("snippets/examples/fit_line.py", None)
+    assert e.value.message == (
+        f"scripts/figures/examples/fit_line.py names a figure {figure!r} (in FIGURES); a"
+        " figure's name holds only letters, digits, '_' and '-', as"
+        " docs/generated/examples/fit_line.<figure>.svg must stay a file of this snippet"
     )
 
 
-def test_figure_names_by_the_rule_are_published_in_both_palettes():
+def test_figure_names_by_the_rule_are_published_in_both_palettes(fit_line):
     files = artifacts.build(
-        FIT_LINE, Settings(), outcome({"loss-2_b": "<svg/>", "loss-2_b.dark": "<svg/>"}), {}
+        fit_line, Settings(), outcome({"loss-2_b": "<svg/>", "loss-2_b.dark": "<svg/>"}), {}
     )
-    assert FIT_LINE.figure("loss-2_b") in files and FIT_LINE.figure("loss-2_b", "dark") in files
+    assert fit_line.figure("loss-2_b") in files and fit_line.figure("loss-2_b", "dark") in files
+    assert all(path.is_relative_to(fit_line.project.root) for path in files)
 
 
-def test_a_section_that_ends_inside_a_character_is_a_malformed_result():
+def test_a_section_that_ends_inside_a_character_is_a_malformed_result(fit_line):
+    run = outcome(sections=[("a", 1)], output="é".encode())
     with pytest.raises(artifacts.OutputError) as e:
-        artifacts.build(FIT_LINE, Settings(), outcome(sections=[("a", 1)], output="é".encode()), {})
-    assert str(e.value) == (
-        "snippets/examples/fit_line.py: its run left a malformed result (section 'a' ends at"
-        " byte 1 of 2, not between two characters of its output)"
+        artifacts.build(fit_line, Settings(), run, {})
+    assert (e.value.path, e.value.line) == ("snippets/examples/fit_line.py", None)
+    assert e.value.message == (
+        "its run left a malformed result (section 'a' ends at byte 1 of 2, not between two"
+        " characters of its output)"
     )
+
+
+def test_the_project_root_in_an_output_is_recorded_relative_to_it(fit_line):
+    root = fit_line.project.root
+    printed = f'  File "{root}/snippets/examples/fit_line.py", line 1\n'.encode()
+    files = artifacts.build(fit_line, Settings(), outcome(output=printed), {})
+    assert files[fit_line.output] == b'  File "snippets/examples/fit_line.py", line 1\n'
+    record = json.loads(files[fit_line.record])
+    assert record["normalised"] == ["repository-path"]
 
 
 # ---- the cache: a malformed one is rebuilt, an input that is no file is never trusted ----
@@ -348,9 +374,9 @@ def test_what_a_killed_regen_left_is_found_and_removed_and_nothing_else(tmp_path
 
 
 def _dead_pid() -> int:
-    child = subprocess.Popen(["true"])  # noqa: S607
-    child.wait()
-    return child.pid
+    """A pid no process has: above the kernel's largest."""
+    with open("/proc/sys/kernel/pid_max") as f:
+        return int(f.read()) + 1
 
 
 def test_job_folders_of_dead_runners_are_removed(tmp_path, monkeypatch):
@@ -398,13 +424,16 @@ def test_a_read_file_edited_during_the_run_is_not_taken_as_read(tmp_path, monkey
     assert cache.on_disk(found, cache.Digests({})) != found
 
 
-def test_a_file_the_run_read_beyond_open_is_named_in_its_record():
-    data = "snippets/by_hand/leaves.py"  # any repository file the run read without open()
+def test_a_file_the_run_read_beyond_open_is_named_in_its_record(fit_line):
+    data = "snippets/data/weights.bin"  # a repository file the run read without open()
+    root = fit_line.project.root
+    (root / data).parent.mkdir(parents=True)
+    (root / data).write_bytes(b"\x01\x02")
     run = outcome()
     run.result.inputs = dict(INPUTS)
     run.result.reads = [data, FIGURES, "docs/index.md"]
-    files = artifacts.build(FIT_LINE, Settings(), run, {})
-    recorded = json.loads(files[FIT_LINE.record])["inputs"]
-    assert recorded[data] == hashlib.sha256((ROOT / data).read_bytes()).hexdigest()
+    files = artifacts.build(fit_line, Settings(), run, {})
+    recorded = json.loads(files[fit_line.record])["inputs"]
+    assert recorded[data] == hashlib.sha256(b"\x01\x02").hexdigest()
     assert recorded[FIGURES] == "absent"  # already an input: the run's own fingerprint stays
     assert "docs/index.md" not in recorded  # records name only what an author edits

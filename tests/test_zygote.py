@@ -5,6 +5,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from docpipe.run import pool
+from test_sandbox import in_project
+
+pytestmark = pytest.mark.integration
+
 PAGE = """\
 # Sandbox
 
@@ -17,21 +24,21 @@ PAGE = """\
 ```
 """
 
-# `warm` says whether the module was already imported when the snippet started: a value, so it
-# lands in the record without changing what the page shows.
+# `preloaded` says whether the module was already imported when the snippet started: a value,
+# so it lands in the record without changing what the page shows.
 LAZY = """\
 import sys
 
-warm = "email.mime.text" in sys.modules
+preloaded = "email.mime.text" in sys.modules
 import email.mime.text  # noqa: E402
 
 print(email.mime.text.MIMEText("hi").get_content_type())
 """
-SETTINGS = '[defaults]\ntimeout = 60\n\n["lazy.py".values]\nwarm = "{warm}"\n'
+SETTINGS = '[defaults]\ntimeout = 60\n\n["lazy.py".values]\npreloaded = "{preloaded}"\n'
 
 
-def warm(sandbox) -> str:
-    return json.loads(sandbox.read("docs/generated/lazy.json"))["values"]["warm"]
+def preloaded(sandbox) -> str:
+    return json.loads(sandbox.read("docs/generated/lazy.json"))["values"]["preloaded"]
 
 
 def recorded_imports(sandbox) -> list[str]:
@@ -44,16 +51,18 @@ def test_what_a_snippet_imported_last_time_is_imported_before_its_next_run(sandb
     sandbox.write("docs/index.md", PAGE)
     first = sandbox.regen()
     assert first.returncode == 0, first.stderr
-    assert warm(sandbox) == "False"
+    assert preloaded(sandbox) == "False"
     # What the snippet asked for (email itself came with the runner), not what those modules
     # imported in turn.
     assert recorded_imports(sandbox) == ["email.mime", "email.mime.text"]
 
-    again = sandbox.regen("--force")  # a new process, so a new zygote, warmed from the cache
+    # A new process, so a new zygote, with the preloads the cache kept (this test is about that
+    # round trip through a process and its cache: the rest of this module runs in this one).
+    again = sandbox.regen("--force")
     assert again.returncode == 0, again.stderr
-    assert warm(sandbox) == "True"
+    assert preloaded(sandbox) == "True"
     assert sandbox.read("docs/generated/lazy.txt") == "text/plain\n"
-    # A warm run does not see those imports; they stay known all the same.
+    # A run of a preloaded module does not see its import; it stays known all the same.
     assert recorded_imports(sandbox) == ["email.mime", "email.mime.text"]
 
 
@@ -74,54 +83,44 @@ print("recorded")
 AFTER = 'import email.mime.text  # noqa: F401\n\nprint("after")\n'
 
 
-def test_a_snippet_that_kills_the_extended_zygote_fails_alone(sandbox):
-    sandbox.write("snippets/a_killer.py", EXTENDED_KILLER)
-    sandbox.write("snippets/b_after.py", AFTER)
-    sandbox.write(
-        "docs/index.md", PAGE.replace("lazy", "a_killer") + PAGE.replace("lazy", "b_after")
+def test_a_snippet_that_kills_the_extended_zygote_fails_alone(tmp_path):
+    project = in_project(
+        tmp_path, {"snippets/a_killer.py": EXTENDED_KILLER, "snippets/b_after.py": AFTER}
     )
-    first = sandbox.regen()
-    assert first.returncode == 0, first.stderr
-    again = sandbox.regen("--force", "-j", "1")
-    assert again.returncode == 1
-    assert (
-        "FAILED snippets/a_killer.py: stopped: the runner's zygote ended (exit status -9)"
-    ) in again.stderr
-    assert "FAILED snippets/b_after.py" not in again.stderr  # a new extended zygote ran it
-    assert "regen: 2 run, 1 failed" in again.stdout + again.stderr
-    assert sandbox.read("docs/generated/b_after.txt") == "after\n"
+    # What their last runs asked for: both fork from the extended zygote, one at a time.
+    asked = {key: ["email.mime", "email.mime.text"] for key in ("a_killer", "b_after")}
+    jobs = [("a_killer", {}, 60), ("b_after", {}, 60)]
+    outcomes = pool.run(project, jobs, 1, True, snippet_preloads=asked)
+    assert outcomes["a_killer"].result.error == (
+        "snippets/a_killer.py: stopped: the runner's zygote ended (exit status -9)"
+    )
+    after = outcomes["b_after"]  # a new extended zygote ran it
+    assert after.result.status == "ok", after.result.error
+    assert after.output == b"after\n"
 
 
 # Run from the extended zygote, which imported email.mime.text for the other snippet, it sees it.
 SEES = 'import sys\n\nsees = "email.mime.text" in sys.modules\nprint("ran")\n'
 
 
-def test_only_a_snippet_that_needs_a_module_the_zygote_lacks_forks_from_the_extended_one(sandbox):
-    sandbox.write("snippets/lazy.py", LAZY)
-    sandbox.write("snippets/plain.py", SEES)
-    sandbox.write(
-        "snippets/snippets.toml",
-        SETTINGS + '\n["plain.py".values]\nsees = "{sees}"\n',
-    )
-    sandbox.write("docs/index.md", PAGE + PAGE.replace("lazy", "plain"))
-    first = sandbox.regen()
-    assert first.returncode == 0, first.stderr
-    # A record that names only what the zygote imports anyway (json: the runner uses it), as
-    # a record made before the zygote imported it would.
-    cache = json.loads(sandbox.read(".cache/regen.json"))
-    cache["snippets"]["plain"]["imports"] = ["json"]
-    sandbox.write(".cache/regen.json", json.dumps(cache))
-    again = sandbox.regen("--force", "-j", "1")
-    assert again.returncode == 0, again.stderr
-    assert warm(sandbox) == "True"  # lazy.py ran from the extended zygote
-    assert json.loads(sandbox.read("docs/generated/plain.json"))["values"]["sees"] == "False"
+def test_only_a_snippet_that_needs_a_module_the_zygote_lacks_forks_from_the_extended_one(
+    tmp_path,
+):
+    project = in_project(tmp_path, {"snippets/lazy.py": LAZY, "snippets/plain.py": SEES})
+    # plain.py's last run asked only for what the zygote imports anyway (json: the runner uses
+    # it), as a record made before the zygote imported it would say.
+    asked = {"lazy": ["email.mime", "email.mime.text"], "plain": ["json"]}
+    jobs = [("lazy", {"preloaded": "{preloaded}"}, 60), ("plain", {"sees": "{sees}"}, 60)]
+    outcomes = pool.run(project, jobs, 1, True, snippet_preloads=asked)
+    assert outcomes["lazy"].result.values == {"preloaded": "True"}  # from the extended zygote
+    assert outcomes["plain"].result.values == {"sees": "False"}
 
 
 def test_while_the_extended_zygote_imports_a_job_that_needs_none_of_it_starts_first():
     from docpipe.run.execute import Job
     from docpipe.run.pool import _next
 
-    needs, plain = Job("needs", {}, 1, ""), Job("plain", {}, 1, "")
+    needs, plain = Job("/project", "needs", {}, 1), Job("/project", "plain", {}, 1)
     pending = [(needs, 60.0), (plain, 60.0)]
     assert _next(pending, lambda job: job is needs, extended_ready=False) == 1
     assert _next(pending, lambda job: job is needs, extended_ready=True) == 0
@@ -140,17 +139,12 @@ print("seeded")
 """
 
 
-def test_the_source_torch_reads_when_a_snippet_seeds_is_read_once_by_the_zygote(sandbox):
+def test_the_source_torch_reads_when_a_snippet_seeds_is_read_once_by_the_zygote(tmp_path):
     # manual_seed() keeps the stack it is called from, reading every file on it into linecache
-    sandbox.write("snippets/seeds.py", SEEDS)
-    sandbox.write(
-        "snippets/snippets.toml",
-        '[defaults]\ntimeout = 60\n\n["seeds.py".values]\ncached = "{cached}"\n',
-    )
-    sandbox.write("docs/index.md", PAGE.replace("lazy", "seeds"))
-    done = sandbox.regen()
-    assert done.returncode == 0, done.stderr
-    assert json.loads(sandbox.read("docs/generated/seeds.json"))["values"]["cached"] == "True"
+    project = in_project(tmp_path, {"snippets/seeds.py": SEEDS})
+    ran = pool.run(project, [("seeds", {"cached": "{cached}"}, 60)], 1, True)["seeds"]
+    assert ran.result.status == "ok", ran.result.error
+    assert ran.result.values == {"cached": "True"}
 
 
 def test_job_folders_are_in_memory_only_where_it_has_room(tmp_path, monkeypatch):
@@ -171,3 +165,23 @@ def test_job_folders_are_in_memory_only_where_it_has_room(tmp_path, monkeypatch)
         pool._in_memory.cache_clear()
         assert pool._in_memory() == expected, (where, needed)
     pool._in_memory.cache_clear()
+
+
+def test_a_zygote_that_sends_a_malformed_message_is_stopped_and_said_to_have_died():
+    import selectors
+    import subprocess
+
+    from docpipe.run import zygote
+
+    z = zygote.Zygote.__new__(zygote.Zygote)  # a "zygote" that prints a line of no message
+    z.process = subprocess.Popen(
+        ["sh", "-c", "echo '{\"pid\": 3}'; exec sleep 30"], stdout=subprocess.PIPE, bufsize=0
+    )
+    z.pending, z.selector = b"", selectors.DefaultSelector()
+    z.selector.register(z.process.stdout, selectors.EVENT_READ)
+    with pytest.raises(zygote.ZygoteDied) as e:
+        z.events(10)
+    assert str(e.value) == (
+        "the runner's zygote sent a malformed message (no message type None); stopped"
+    )
+    assert not z.alive()

@@ -131,27 +131,28 @@ def run(
     ]
     try:
         outcomes = pool.run(
+            getattr(cat, "project", None) or Snippet("").project,  # TRANSITION: cat.project
             work,
             max(1, opts.jobs),
             opts.fork and pool_args.pop("fork", True),
             progress.start,
             progress.done,
-            warm=warm_list(snippets),
-            extras=(
+            preloads=warm_list(snippets),
+            snippet_preloads=(
                 cache.imports_by_snippet([s.key for s in snippets]) if extras is None else extras
             ),
             **pool_args,
         )
     finally:
         progress.close()
-    return {Snippet(k): o for k, o in outcomes.items()}
+    return {s: outcomes[s.key] for s in snippets}
 
 
 def warm_list(snippets: list[Snippet]) -> list[str]:
     """What the zygote imports before these snippets run: the heavy packages they import."""
     from docpipe.run import pool
 
-    return list(pool.heavy_imports(s.source for s in snippets))
+    return list(pool.preloads(snippets))
 
 
 def start_zygote(snippets: list[Snippet], opts: Options) -> None:
@@ -305,7 +306,7 @@ def _regen(snippets, cat, opts, force, cached, stamps, taken, into, result) -> N
         # A run forked from a warm zygote cannot see what the zygote imported for it, not even
         # with --force: what a snippet imported stays known while it exists.
         known = runs.get(snippet.key, {}).get("imports", [])
-        imported = sorted({*known, *outcome.result.imported})
+        imported = sorted({*known, *outcome.result.preloads})
         reads = getattr(outcome.result, "reads", [])  # execute.Result.reads, once it has them
         inputs = cache.with_reads(outcome.result.inputs, reads, digests, taken)
         runs[snippet.key] = cache.entry(inputs, cat.settings[snippet], files, imported)

@@ -97,7 +97,7 @@ def ensure_venv(version: str, say=print) -> tuple[Path, float]:
 def child(out: Path, jobs: int) -> None:
     """Run every snippet in this interpreter's torch; write what each would publish, stamped
     with its recording's environment (so that only content can differ), or why it failed."""
-    import docpipe.run.warm  # noqa: F401  (what the zygote imports: a missing package fails here)
+    import docpipe.run.preload  # noqa: F401  (the zygote's preloads: a missing package fails here)
     from docpipe import catalog, pipeline
     from docpipe.recorded.drift import recorded_environment
     from docpipe.run import artifacts

@@ -26,7 +26,7 @@ from pathlib import Path
 from docpipe import PACKAGE
 from docpipe.catalog import Settings
 from docpipe.project import ABSENT, ROOT, rel
-from docpipe.run.environment import fingerprint
+from docpipe.run.environment import identity
 
 CACHE = ROOT / ".cache" / "regen.json"
 RUNNER = PACKAGE
@@ -119,7 +119,7 @@ def unchanged_since_last_regen(cached: dict, stamps: dict, selected: list[str]) 
         last
         and last["clean"]
         and set(selected) <= set(last["snippets"])
-        and last["environment"] == fingerprint()
+        and last["environment"] == identity()
         and last["stamps"] == stamps
         and all(_trusted(s, last["taken"]) for s in stamps.values() if s)
     )
@@ -130,7 +130,7 @@ def remember_tree(cached: dict, stamps: dict, taken: int, selected: list[str], c
         "stamps": stamps,
         "taken": taken,
         "snippets": selected,
-        "environment": fingerprint(),
+        "environment": identity(),
         "clean": clean,
     }
 
@@ -150,7 +150,7 @@ def key(settings: Settings, inputs: dict[str, str]) -> str:
     # Only the settings that shape what is published; timeout and duration do not.
     shaping = repr((sorted(settings.values.items()), settings.normalise))
     for part in (
-        fingerprint(),
+        identity(),
         runner_digest(),
         shaping,
         *sorted(f"{k}\0{v}" for k, v in inputs.items()),

@@ -5,25 +5,29 @@ from __future__ import annotations
 from pathlib import Path
 
 from docpipe.catalog import Settings
-from docpipe.project import KEY_PART, ROOT, THEMES, Snippet, rel
+from docpipe.problems import RUN, DocpipeError
+from docpipe.project import KEY_PART, THEMES, Snippet
 from docpipe.recorded import fingerprints as sources
 from docpipe.recorded.record import Record
 from docpipe.run.normalise import normalise, normalise_noting
 from docpipe.run.pool import Outcome
 
 
-class OutputError(Exception):
-    """A run whose output cannot be published (the message names the snippet)."""
+class OutputError(DocpipeError):
+    """A run whose output cannot be published: a failed run of the snippet its path names."""
+
+    kind = RUN
 
 
 def build(snippet: Snippet, settings: Settings, outcome: Outcome, env: dict) -> dict[Path, bytes]:
     raw = outcome.output
+    root = snippet.project.root
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise OutputError(
-            f"{snippet.name}: printed bytes that are not UTF-8"
-            f" (at byte {e.start}: {raw[e.start : e.start + 4]!r})"
+            f"printed bytes that are not UTF-8 (at byte {e.start}: {raw[e.start : e.start + 4]!r})",
+            snippet.name,
         ) from None
     pieces, start = [], 0
     for section, end in outcome.result.sections:
@@ -33,16 +37,17 @@ def build(snippet: Snippet, settings: Settings, outcome: Outcome, env: dict) -> 
             piece = None
         if piece is None:
             raise OutputError(
-                f"{snippet.name}: its run left a malformed result (section {section!r} ends"
-                f" at byte {end} of {len(raw)}, not between two characters of its output)"
+                f"its run left a malformed result (section {section!r} ends at byte {end} of"
+                f" {len(raw)}, not between two characters of its output)",
+                snippet.name,
             )
-        pieces.append((section, normalise(piece, settings.normalise)))
+        pieces.append((section, normalise(piece, root, settings.normalise)))
         start = end
-    output, changed = normalise_noting(text, settings.normalise)
+    output, changed = normalise_noting(text, root, settings.normalise)
     # What the run read beyond open() (execute.Result.reads) is an input too: fingerprinted
     # here, so the record names it and `mkdocs serve` sees it change (docpipe.live).
     reads = getattr(outcome.result, "reads", [])
-    read = {r: sources.file_digest(ROOT / r) for r in reads if r not in outcome.result.inputs}
+    read = {r: sources.file_digest(root / r) for r in reads if r not in outcome.result.inputs}
     inputs = sources.inputs(settings, {**outcome.result.inputs, **read})
     record = Record(snippet.command, env, pieces, outcome.result.values, changed, inputs)
     files = {snippet.output: output.encode(), snippet.record: record.to_bytes()}
@@ -51,9 +56,11 @@ def build(snippet: Snippet, settings: Settings, outcome: Outcome, env: dict) -> 
         figure = name.removesuffix(f".{theme}") if theme else name
         if not KEY_PART.fullmatch(figure):
             raise OutputError(
-                f"{snippet.name}: {rel(snippet.figure_code)} names a figure {figure!r} (in"
+                f"{snippet.project.rel(snippet.figure_code)} names a figure {figure!r} (in"
                 " FIGURES); a figure's name holds only letters, digits, '_' and '-', as"
-                f" docs/generated/{snippet.key}.<figure>.svg must stay a file of this snippet"
+                f" {snippet.project.rel(snippet.figure('<figure>'))} must stay a file of this"
+                " snippet",
+                snippet.name,
             )
         files[snippet.figure(figure, theme or "light")] = svg.encode()
     return files

@@ -42,6 +42,7 @@ def torch_version() -> str:
 
 
 @cache
-def fingerprint() -> str:
-    """Everything about the interpreter and packages that a cached run depends on."""
+def identity() -> str:
+    """Everything about the interpreter and packages that a cached run depends on, as text
+    (part of every cache key; not a fingerprint, which is a file's content digest)."""
     return "\n".join([sys.version, *(f"{k}=={v}" for k, v in sorted(stamp().items()))])

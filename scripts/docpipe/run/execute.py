@@ -1,5 +1,8 @@
 """Run one snippet inside a fresh child process, exactly as `python snippets/<key>.py` would.
 
+The job (docpipe.run.messages.Job) names the snippet's key and its project's root: the child
+runs that project's snippet, sealed to that root, whichever project the zygote ran before.
+
 The child owns everything a snippet can change (globals, seeds, grad mode, default dtype, cwd,
 open figures, sys.argv), so nothing leaks into the next snippet. It writes what the snippet
 printed to `output` and a JSON summary to `result`; the parent reads both after the child exits.
@@ -21,7 +24,6 @@ import errno
 import functools
 import hashlib
 import io
-import json
 import os
 import random
 import shlex
@@ -31,18 +33,18 @@ import tempfile
 import time
 import traceback
 import types
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from docpipe import sections
-from docpipe.run import figures, landlock, sourceonly
+from docpipe.run import figures, landlock, messages, sourceonly
+from docpipe.run.messages import Job, Result
 
 try:
     import resource
 except ImportError:  # Windows
     resource = None
 from docpipe import PACKAGE
-from docpipe.project import ABSENT, DOCS, FIGURE_CODE, NOTEBOOKS, ROOT, SNIPPETS, Snippet
+from docpipe.project import ABSENT, Project, Snippet
 
 # The fixed environment of every run. None of it changes a result; it makes runs repeatable.
 RUN_ENV = {
@@ -54,50 +56,6 @@ RUN_ENV = {
 }
 
 
-@dataclass
-class Job:
-    key: str
-    values: dict[str, str]
-    threads: int
-    workdir: str  # holds output.txt, result.json and scratch/, the snippet's working directory
-
-    @property
-    def output(self) -> Path:
-        return Path(self.workdir) / "output.txt"
-
-    @property
-    def result(self) -> Path:
-        return Path(self.workdir) / "result.json"
-
-
-@dataclass
-class Result:
-    status: str = "ok"  # ok | error
-    error: str = ""
-    sections: list[tuple[str | None, int]] = field(default_factory=list)  # (section, end offset)
-    values: dict[str, str] = field(default_factory=dict)
-    figures: dict[str, str] = field(default_factory=dict)  # "<fig>" or "<fig>.dark" -> SVG text
-    # Repository files the run depends on -> sha256 of their bytes when the run read them (its
-    # source, local modules (their source even when Python loaded a .pyc), data, figure code).
-    inputs: dict[str, str] = field(default_factory=dict)
-    writes: list[str] = field(default_factory=list)  # repository files the run opened to write
-    # Repository files the run may have read that `inputs` does not hold, sorted, as POSIX
-    # paths relative to the root: every file it could read that Python's audit hooks cannot
-    # see it read (a C library's fopen, as torch.from_file does): the data files (not .py,
-    # not bytecode) of what `readable_inside` lets a run read.
-    reads: list[str] = field(default_factory=list)
-    # How the run was kept from changing the repository: "landlock", or "" where the kernel
-    # has none (then the parent compares the repository before and after: docpipe.run.tripwire).
-    sealed: str = ""
-    # Installed modules the run imported that its own code (or a warm package) asked for.
-    imported: list[str] = field(default_factory=list)
-    # Where a failing run stopped: the section that raised and the innermost snippet line.
-    failed_section: str | None = None
-    failed_line: int = 0
-    run_seconds: float = 0.0
-    figure_seconds: float = 0.0
-
-
 FILE_CAP = 64 << 20  # bytes: the most a run may write to one file (its output among them)
 NO_LANDLOCK = "DOCPIPE_NO_LANDLOCK"  # set (to 1): run as on a kernel without Landlock (tests)
 
@@ -105,21 +63,23 @@ NO_LANDLOCK = "DOCPIPE_NO_LANDLOCK"  # set (to 1): run as on a kernel without La
 def child_main(job: Job) -> None:
     """Entry point of the child process (forked or spawned)."""
     result = Result()
-    imports = _ImportRecorder()
+    project = Project(job.root)
+    inside = _Repository(project)
+    imports = _ImportRecorder(inside)
     sys.meta_path.insert(0, imports)
-    snippet = Snippet(job.key)
+    snippet = project.snippet(job.key)
     workdir = Path(job.workdir)
     scratch = workdir / "scratch"
     _reap_descendants()
     _no_input()
-    _job_folders(workdir)
+    _job_folders(inside, workdir)
     os.environ.update(RUN_ENV)
     _limit_threads(job.threads)
     reseed()
-    result.sealed = _seal(workdir)
+    result.sealed = _seal(project, workdir)
     # Warning filters stay as the zygote has them: CPython's defaults plus what torch and numpy
     # add when they are imported, as in a reader's process.
-    started_by = _watch_repository_files(result)
+    started_by = _watch_repository_files(inside, result)
     stream = _capture_output(job.output)
     _cap_files()
     try:
@@ -134,7 +94,7 @@ def child_main(job: Job) -> None:
             vars(builtins).update(kept)  # a snippet's builtins.len = ... ends with its run
             _end_what_it_started(snippet, result, stream, started_by)
         result.run_seconds = time.perf_counter() - started
-        _note_local_modules(result, imports)
+        _note_local_modules(inside, result, imports)
         # What the page shows ends here: values and figures must not print into it.
         _capture_output(workdir / "aside.txt")
         if result.status == "ok":
@@ -142,9 +102,9 @@ def child_main(job: Job) -> None:
             started = time.perf_counter()
             result.figures = _figures(snippet, vars(module))
             result.figure_seconds = time.perf_counter() - started
-            _note_local_modules(result, imports)
+            _note_local_modules(inside, result, imports)
         if not snippet.figure_code.exists():
-            result.inputs[os.path.relpath(snippet.figure_code, ROOT)] = ABSENT
+            result.inputs[inside.relative(snippet.figure_code)] = ABSENT
         result.reads = _unseen_reads(snippet, result.inputs)
     except _Failure as failure:
         if result.status == "error":  # it left processes running as well
@@ -158,18 +118,18 @@ def child_main(job: Job) -> None:
     finally:
         sys.stdout.flush()
         with contextlib.suppress(OSError):
-            os.chdir(ROOT)
-    _write_result(job.result, asdict(result))
+            os.chdir(project.root)
+    _write_result(job.result, messages.encode_result(result))
 
 
-# Taken at import, before any snippet runs: a snippet may replace json.dumps, builtins.open or
-# os.write for its own process, never for how its result is written. The parent checks the
-# result anyway (pool.parsed): whatever a snippet corrupts is its own failure.
-_dumps, _os_open, _os_write, _os_close = json.dumps, os.open, os.write, os.close
+# Taken at import, before any snippet runs: a snippet may replace json.dumps (messages takes
+# its own), builtins.open or os.write for its own process, never for how its result is written.
+# The parent checks the result anyway (messages.decode_result): whatever a snippet corrupts is
+# its own failure.
+_os_open, _os_write, _os_close = os.open, os.write, os.close
 
 
-def _write_result(path: Path, fields: dict) -> None:
-    data = _dumps(fields).encode("utf-8")
+def _write_result(path: Path, data: bytes) -> None:
     fd = _os_open(os.fspath(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
         while data:
@@ -178,10 +138,10 @@ def _write_result(path: Path, fields: dict) -> None:
         _os_close(fd)
 
 
-def _data_folders() -> list[Path]:
+def _data_folders(project: Project) -> list[Path]:
     """The snippets and their data (not the settings beside them) and the figure code."""
-    inside = [FIGURE_CODE]
-    with contextlib.suppress(OSError), os.scandir(SNIPPETS) as entries:
+    inside = [project.figure_code]
+    with contextlib.suppress(OSError), os.scandir(project.snippets) as entries:
         inside += [
             Path(e.path)
             for e in entries
@@ -190,7 +150,7 @@ def _data_folders() -> list[Path]:
     return inside
 
 
-def readable_inside() -> list[Path]:
+def readable_inside(project: Project) -> list[Path]:
     """What of the repository a sealed run may read: _data_folders(), the runner itself, the
     pages and the recorded runs beside them (a snippet about the runner reads them, as the
     authoring page's run of the page rules reads descend.py's recorded values: an audited read,
@@ -198,15 +158,16 @@ def readable_inside() -> list[Path]:
     the repository (a .venv). Everything outside it stays readable."""
     prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     pages = []
-    with contextlib.suppress(OSError), os.scandir(DOCS) as entries:
-        pages = [Path(e.path) for e in entries if e.path != str(NOTEBOOKS)]
-    return [*_data_folders(), PACKAGE, *pages, *map(Path, sorted(prefixes))]
+    with contextlib.suppress(OSError), os.scandir(project.docs) as entries:
+        pages = [Path(e.path) for e in entries if e.path != str(project.notebooks)]
+    return [*_data_folders(project), PACKAGE, *pages, *map(Path, sorted(prefixes))]
 
 
 @functools.cache
-def _outside_repository() -> tuple[str, ...]:
-    # Computed once in the zygote (docpipe.run.warm): the folders above the root seldom change.
-    return tuple(landlock.everything_but(str(ROOT), ()))
+def outside_repository(root: str) -> tuple[str, ...]:
+    """What a sealed run may read outside the project: computed once per project in the zygote
+    (before it forks that project's first child); the folders above a root seldom change."""
+    return tuple(landlock.everything_but(root, ()))
 
 
 def sealable() -> bool:
@@ -214,31 +175,32 @@ def sealable() -> bool:
     return not os.environ.get(NO_LANDLOCK) and landlock.abi() >= 1
 
 
-def _seal(workdir: Path) -> str:
+def _seal(project: Project, workdir: Path) -> str:
     """Restrict this process for good, as the module docstring says: "landlock", or "" where
     the kernel has none (the parent then compares the repository before and after the run)."""
     if os.environ.get(NO_LANDLOCK):
         return ""
-    inside = [str(p) for p in readable_inside() if str(p).startswith(str(ROOT) + os.sep)]
+    root = str(project.root)
+    inside = [str(p) for p in readable_inside(project) if str(p).startswith(root + os.sep)]
     try:
         landlock.restrict(
             [str(workdir), os.devnull],
-            [*_outside_repository(), *inside],
-            listable=[str(SNIPPETS), str(DOCS), str(FIGURE_CODE.parent)],
+            [*outside_repository(root), *inside],
+            listable=[str(project.snippets), str(project.docs), str(project.figure_code.parent)],
         )
     except OSError:  # landlock.Unavailable, or a kernel that refuses the ruleset
         return ""
     return "landlock"
 
 
-def _job_folders(workdir: Path) -> None:
+def _job_folders(inside: _Repository, workdir: Path) -> None:
     """Temporary files go to the job's folder, never /tmp (processes the snippet starts
     inherit TMPDIR). The repository's modules import from their source (docpipe.run.sourceonly):
     never from a stale .pyc an edit within a second of it hides behind, and none is written."""
     for name in ("scratch", "tmp"):
         (workdir / name).mkdir(exist_ok=True)
     sys.dont_write_bytecode = True
-    sourceonly.install(str(ROOT), _SKIP)
+    sourceonly.install(inside.root, inside.skipped)
     tempfile.tempdir = str(workdir / "tmp")
     os.environ.update(TMPDIR=str(workdir / "tmp"), PYTHONDONTWRITEBYTECODE="1")
 
@@ -357,7 +319,7 @@ def _end_what_it_started(snippet: Snippet, result: Result, stream, started_by) -
     end = stream.tell()
     ended = end_children()
     late = os.fstat(stream.fileno()).st_size - end
-    refused = _refused_writes(stream, end) if started_by else []
+    refused = _refused_writes(snippet.project, stream, end) if started_by else []
     if not ended and late <= 0 and not refused:
         return
     lines = {line for command, line in started_by if line}
@@ -387,13 +349,13 @@ def _end_what_it_started(snippet: Snippet, result: Result, stream, started_by) -
 _REFUSALS = (os.strerror(errno.EACCES), os.strerror(errno.EXDEV))
 
 
-def _refused_writes(stream, end: int) -> list[str]:
+def _refused_writes(project: Project, stream, end: int) -> list[str]:
     """Lines of the run's output in which a process the snippet started says that a path of
     the repository was refused it: the kernel refused that write (Landlock), and the process
     may have gone on without failing, so the runner fails the run instead."""
     with open(stream.buffer.name, "rb") as written:  # the output file, in the job's folder
         data = written.read(end).decode("utf-8", "replace")
-    root = str(ROOT) + os.sep
+    root = str(project.root) + os.sep
     return [
         line
         for line in data.splitlines()
@@ -404,13 +366,14 @@ def _refused_writes(stream, end: int) -> list[str]:
 def _unseen_reads(snippet: Snippet, inputs: dict[str, str]) -> list[str]:
     """Result.reads: the data files a run could read that no audit hook sees it read."""
     found = set()
-    for top in _data_folders():
+    root = snippet.project.root
+    for top in _data_folders(snippet.project):
         if top.is_file():
             paths = [top]
         else:
             paths = [p for p in top.rglob("*") if p.is_file() and not _tool_file(p, top)]
         found.update(
-            p.relative_to(ROOT).as_posix() for p in paths if p.suffix not in {".py", ".pyc"}
+            p.relative_to(root).as_posix() for p in paths if p.suffix not in {".py", ".pyc"}
         )
     return sorted(found - set(inputs))
 
@@ -438,7 +401,7 @@ def _figures(snippet: Snippet, namespace: dict) -> dict[str, str]:
         )
         detail = "".join(traceback.format_list(frames[-6:]))
         raise _Failure(
-            f"{snippet.name}: its figure code failed at {where.replace(str(ROOT) + '/', '')}:"
+            f"{snippet.name}: its figure code failed at {snippet.project.rel(where)}:"
             f" {type(e).__name__}: {e}\n{detail}"
         ) from None
 
@@ -466,72 +429,87 @@ def reseed() -> None:
         sys.modules["torch"].default_generator.seed()
 
 
-RUNNER = str(PACKAGE)  # keyed as a whole by the cache, not per run
-_SKIP = (str(ROOT / ".venv"), str(ROOT / ".git"), sys.prefix, sys.base_prefix, RUNNER)
+class _Repository:
+    """The project a run belongs to, as its audit hooks and import recorder see it: which path
+    is a repository file the run depends on, and its path relative to the root."""
 
+    def __init__(self, project: Project) -> None:
+        self.root = str(project.root)
+        # Never an input: the environment, git's store, the interpreter, and the runner's own
+        # code (keyed as a whole by the cache, not per run).
+        self.skipped = (
+            str(project.root / ".venv"),
+            str(project.root / ".git"),
+            sys.prefix,
+            sys.base_prefix,
+            str(PACKAGE),
+        )
 
-def _input_path(path: str) -> str | None:
-    """The repository file a read depends on (a .pyc stands for its source), or None."""
-    path = os.path.abspath(path)
-    if not path.startswith(str(ROOT) + os.sep) or path.startswith(_SKIP):
-        return None
-    if f"{os.sep}__pycache__{os.sep}" in path and path.endswith(".pyc"):
-        import importlib.util
-
-        try:
-            path = importlib.util.source_from_cache(path)
-        except ValueError:
+    def input_path(self, path: str) -> str | None:
+        """The repository file a read depends on (a .pyc stands for its source), or None."""
+        path = os.path.abspath(path)
+        if not path.startswith(self.root + os.sep) or path.startswith(self.skipped):
             return None
-    return path
+        if f"{os.sep}__pycache__{os.sep}" in path and path.endswith(".pyc"):
+            import importlib.util
 
+            try:
+                path = importlib.util.source_from_cache(path)
+            except ValueError:
+                return None
+        return path
 
-def _fingerprint(result: Result, path: str) -> None:
-    relative = os.path.relpath(path, ROOT)
-    if relative not in result.inputs:
-        try:
-            with open(path, "rb") as f:
-                result.inputs[relative] = hashlib.sha256(f.read()).hexdigest()
-        except OSError:
-            result.inputs[relative] = ABSENT
+    def relative(self, path: str | os.PathLike) -> str:
+        return os.path.relpath(path, self.root)
+
+    def fingerprint(self, result: Result, path: str) -> None:
+        relative = self.relative(path)
+        if relative not in result.inputs:
+            try:
+                with open(path, "rb") as f:
+                    result.inputs[relative] = hashlib.sha256(f.read()).hexdigest()
+            except OSError:
+                result.inputs[relative] = ABSENT
 
 
 class _ImportRecorder:
     """Names every module this run imports, and which of them were asked for by code that was
-    already loaded (the snippet, its local modules, or a warm package importing lazily, as torch
-    imports torch._dynamo on a first optimizer step). Those are what the zygote imports next
-    time; the rest come with them. Reading new names off sys.modules instead would touch every
-    name the zygote imported, and so copy the memory pages holding them."""
+    already loaded (the snippet, its local modules, or a preloaded package importing lazily, as
+    torch imports torch._dynamo on a first optimizer step). Those are the preloads of its next
+    run (Result.preloads); the rest come with them. Reading new names off sys.modules instead
+    would touch every name the zygote preloaded, and so copy the memory pages holding them."""
 
-    def __init__(self) -> None:
+    def __init__(self, inside: _Repository) -> None:
+        self.inside = inside
         self.names: list[str] = []
         self.seen: set[str] = set()
-        self.asked: list[str] = []
+        self.preloads: list[str] = []
 
     def find_spec(self, name, path=None, target=None):
         frame = sys._getframe(1)
         while frame and frame.f_code.co_filename.startswith("<frozen importlib"):
             frame = frame.f_back
         caller = frame.f_globals.get("__name__") if frame else None
-        local = frame is not None and _input_path(frame.f_code.co_filename) is not None
+        local = frame is not None and self.inside.input_path(frame.f_code.co_filename) is not None
         if local or caller not in self.seen:
-            self.asked.append(name)
+            self.preloads.append(name)
         self.names.append(name)
         self.seen.add(name)
         return None  # the next finder imports it
 
 
-def _note_local_modules(result: Result, imports: _ImportRecorder) -> None:
+def _note_local_modules(inside: _Repository, result: Result, imports: _ImportRecorder) -> None:
     # An import can be served from a .pyc without opening the source: fingerprint the source of
     # every repository module the run imported. Local modules are never preloaded by the zygote.
     installed = set()
     for name in dict.fromkeys(imports.names):
         found = getattr(sys.modules.get(name), "__file__", None)
-        path = _input_path(found) if isinstance(found, str) else None
+        path = inside.input_path(found) if isinstance(found, str) else None
         if path:
-            _fingerprint(result, path)
-        elif isinstance(found, str) and not found.startswith(RUNNER):
+            inside.fingerprint(result, path)
+        elif isinstance(found, str) and not found.startswith(str(PACKAGE)):
             installed.add(name)
-    result.imported = sorted(installed.intersection(imports.asked))
+    result.preloads = sorted(installed.intersection(imports.preloads))
 
 
 # Audit events of a call that changes the file system, and the positions of its paths.
@@ -555,7 +533,7 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 _STARTS = ("subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.fork", "os.spawn")
 
 
-def _watch_repository_files(result: Result) -> list[tuple[list[str], int]]:
+def _watch_repository_files(inside: _Repository, result: Result) -> list[tuple[list[str], int]]:
     """Fingerprint every repository file the run opens to read; refuse, by name, a Python
     call that would change one (the kernel refuses every route anyway, where it can: this
     names the file, and is what refuses where it cannot). Returns the list the hook fills
@@ -573,10 +551,10 @@ def _watch_repository_files(result: Result) -> list[tuple[list[str], int]]:
             path = os.path.join(
                 os.path.realpath(os.path.dirname(path) or "."), os.path.basename(path)
             )
-        path = _input_path(path)
+        path = inside.input_path(path)
         if path is None:
             return
-        relative = os.path.relpath(path, ROOT)
+        relative = inside.relative(path)
         if relative not in result.writes:
             result.writes.append(relative)
         raise PermissionError(f"snippets may not write into the repository ({relative})")
@@ -595,12 +573,12 @@ def _watch_repository_files(result: Result) -> list[tuple[list[str], int]]:
             if writing:
                 refuse(args[0])
                 return
-            path = _input_path(os.path.realpath(os.fsdecode(args[0])))
+            path = inside.input_path(os.path.realpath(os.fsdecode(args[0])))
             if path is None:
                 return
             busy = True  # fingerprinting opens the file too
             try:
-                _fingerprint(result, path)
+                inside.fingerprint(result, path)
             finally:
                 busy = False
         elif event in _CHANGES:
@@ -655,7 +633,9 @@ def _main_module(snippet: Snippet) -> types.ModuleType:
 
 def _run_chunks(snippet: Snippet, module, stream, result: Result) -> None:
     source = snippet.source.read_bytes()
-    result.inputs[os.path.relpath(snippet.source, ROOT)] = hashlib.sha256(source).hexdigest()
+    result.inputs[os.path.relpath(snippet.source, snippet.project.root)] = hashlib.sha256(
+        source
+    ).hexdigest()
     text = source.decode("utf-8-sig")  # a byte order mark is allowed, as python allows it
     try:
         chunks = sections.split(text, str(snippet.source), snippet.name)

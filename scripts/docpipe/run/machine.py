@@ -1,4 +1,4 @@
-"""What this machine offers the runner: cores, and whether forking a warm parent is safe."""
+"""What this machine offers the runner: cores, and whether forking the preloaded zygote is safe."""
 
 from __future__ import annotations
 

@@ -7,29 +7,36 @@ lists them under `normalise`, because their patterns could also match real resul
 
 from __future__ import annotations
 
+import functools
 import re
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
-from docpipe.project import ROOT
+ROOT_MARK = "{root}"  # in a pattern: the project's root, as an absolute path
 
 
 @dataclass(frozen=True)
 class Normaliser:
     name: str
-    pattern: re.Pattern
+    pattern: str  # a regular expression; ROOT_MARK in it stands for the project's root
     replacement: str
     reason: str
     reader_sees: str  # said beside an output block it changed: what a reader's own run prints
 
-    def apply(self, text: str) -> str:
-        return self.pattern.sub(self.replacement, text)
+    def apply(self, text: str, root: Path) -> str:
+        return _compiled(self.pattern, str(root)).sub(self.replacement, text)
+
+
+@functools.cache
+def _compiled(pattern: str, root: str) -> re.Pattern:
+    return re.compile(pattern.replace(ROOT_MARK, re.escape(root)))
 
 
 ALWAYS = (
     Normaliser(
         "repository-path",
-        re.compile(re.escape(str(ROOT) + "/")),
+        ROOT_MARK + "/",
         "",
         "Warnings and tracebacks name the snippet by absolute path, which differs per clone; "
         "pages show it relative to the repository root.",
@@ -38,14 +45,15 @@ ALWAYS = (
     ),
     Normaliser(
         "scratch-dir",
-        re.compile(re.escape(tempfile.gettempdir()) + r"/docpipe-[^/\s]+/scratch"),
+        # where pool puts job folders: in memory (/dev/shm) or the temporary folder
+        rf"(?:/dev/shm|{re.escape(tempfile.gettempdir())})/docpipe-[^/\s]+/scratch",
         "<workdir>",
         "Snippets run in a fresh temporary working directory whose name changes every run.",
         "Your own run prints its working directory where this shows `<workdir>`.",
     ),
     Normaliser(
         "memory-address",
-        re.compile(r"\b0x[0-9a-fA-F]{8,}\b"),
+        r"\b0x[0-9a-fA-F]{8,}\b",
         "0x…",
         "Object reprs print addresses that change on every run.",
         "Your own run prints other memory addresses where this shows `0x…`.",
@@ -57,7 +65,7 @@ OPT_IN = {
     for n in (
         Normaliser(
             "timings",
-            re.compile(r"\b\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s)\b"),
+            r"\b\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s)\b",
             "<time>",
             "Wall-clock timings differ on every run and every machine.",
             "Your own run prints its own timings where this shows `<time>`.",
@@ -66,15 +74,16 @@ OPT_IN = {
 }
 
 
-def normalise(text: str, opt_in: tuple[str, ...] = ()) -> str:
-    return normalise_noting(text, opt_in)[0]
+def normalise(text: str, root: Path, opt_in: tuple[str, ...] = ()) -> str:
+    """The text as recorded for a snippet of the project at `root`."""
+    return normalise_noting(text, root, opt_in)[0]
 
 
-def normalise_noting(text: str, opt_in: tuple[str, ...] = ()) -> tuple[str, list[str]]:
+def normalise_noting(text: str, root: Path, opt_in: tuple[str, ...] = ()) -> tuple[str, list[str]]:
     """The normalised text, and the names of the normalisers that changed it."""
     changed = []
     for normaliser in (*ALWAYS, *(OPT_IN[name] for name in opt_in)):
-        new = normaliser.apply(text)
+        new = normaliser.apply(text, root)
         if new != text:
             changed.append(normaliser.name)
         text = new

@@ -11,9 +11,7 @@ interpreter (spawn), which is slower and equally correct.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
-import json
 import multiprocessing
 import os
 import re
@@ -25,13 +23,12 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import wait
-from pathlib import Path
 
-from docpipe.project import ABSENT, FIGURE_CODE, ROOT, SNIPPETS
-from docpipe.run import execute, tripwire, zygote
+from docpipe.project import Project, Snippet
+from docpipe.run import execute, messages, tripwire, zygote
 from docpipe.run.environment import VERSIONED
-from docpipe.run.execute import Job, Result
 from docpipe.run.machine import default_jobs
+from docpipe.run.messages import Job, MalformedResult, Result, decode_result
 
 OUTPUT_CAP = 1 << 20  # bytes; more than a page could ever show
 
@@ -47,12 +44,13 @@ class Outcome:
 HEAVY = VERSIONED  # slow to import, safe to import before a fork
 
 
-def heavy_imports(sources: Iterable[Path]) -> tuple[str, ...]:
-    """The heavy modules the snippets (or their figure code) import, to import once up front."""
+def preloads(snippets: Iterable[Snippet]) -> tuple[str, ...]:
+    """The zygote's preloads for these snippets: the heavy modules they (or their figure code)
+    import, imported once up front."""
     wanted = set()
-    for source in sources:
-        figure_code = FIGURE_CODE / source.relative_to(SNIPPETS)
-        for path in (source, figure_code):
+    for snippet in snippets:
+        figure_code = snippet.figure_code
+        for path in (snippet.source, figure_code):
             if not path.is_file():
                 continue
             text = path.read_text(encoding="utf-8", errors="replace")
@@ -63,10 +61,10 @@ def heavy_imports(sources: Iterable[Path]) -> tuple[str, ...]:
 
 
 @contextlib.contextmanager
-def run_environment(**extra: str):
+def run_environment(**added: str):
     """os.environ as a child process must start with; restored afterwards."""
     saved = dict(os.environ)
-    os.environ.update({**execute.RUN_ENV, **extra})
+    os.environ.update({**execute.RUN_ENV, **added})
     try:
         yield
     finally:
@@ -91,27 +89,31 @@ def _main_not_rerun():
 
 
 def run(
+    project: Project,
     jobs: Iterable[tuple[str, dict[str, str], float]],
     parallel: int,
     fork: bool,
     on_start: Callable[[str], None] = lambda key: None,
     on_done: Callable[[Outcome], None] = lambda outcome: None,
     threads: int | None = None,
-    warm: Iterable[str] = HEAVY,
+    preloads: Iterable[str] = HEAVY,
     hash_seed: str | None = None,
-    extras: Mapping[str, list[str]] | None = None,
+    snippet_preloads: Mapping[str, list[str]] | None = None,
 ) -> dict[str, Outcome]:
-    """Run (key, values, timeout) jobs; return each snippet's Outcome. The zygote imports `warm`;
-    a snippet whose `extras` (what its last run imported) name a module it lacks forks from the
-    extended zygote.
+    """Run (key, values, timeout) jobs of the project's snippets; return each one's Outcome.
+    The zygote imports `preloads` before any run; a snippet whose own preloads
+    (`snippet_preloads`: what its last run asked for) name a module the zygote lacks forks from
+    the extended zygote, which imports them too.
     `hash_seed` other than the runner's 0 needs fork=False: forked children share its seed."""
     threads = threads or max(1, default_jobs() // parallel)
     if not execute.sealable():  # one at a time, each compared before and after
         parallel = 1
-        on_start, on_done = tripwire.guarded(on_start, on_done)
-    pending = [(Job(key, values, threads, ""), limit) for key, values, limit in jobs]
+        on_start, on_done = tripwire.guarded(project, on_start, on_done)
+    root = str(project.root)
+    pending = [(Job(root, key, values, threads), limit) for key, values, limit in jobs]
     if fork:
-        return _run_forked(pending, parallel, on_start, on_done, zygote.shared(warm), extras or {})
+        z = zygote.shared(preloads)
+        return _run_forked(pending, parallel, on_start, on_done, z, snippet_preloads or {})
     return _run_spawned(pending, parallel, on_start, on_done, hash_seed)
 
 
@@ -120,12 +122,12 @@ class _Running:
     job: Job
     timeout: float
     extended: bool = False  # the zygote sent it to the extended zygote
-    started: float | None = None  # set when the zygote reports the fork (it may be warming)
+    started: float | None = None  # set when the zygote reports the fork (it may be preloading)
     pid: int | None = None
     killed: str = ""  # why it was killed
 
 
-def _run_forked(pending, parallel, on_start, on_done, z, extras) -> dict[str, Outcome]:
+def _run_forked(pending, parallel, on_start, on_done, z, snippet_preloads) -> dict[str, Outcome]:
     running: dict[str, _Running] = {}
     outcomes: dict[str, Outcome] = {}
 
@@ -137,18 +139,18 @@ def _run_forked(pending, parallel, on_start, on_done, z, extras) -> dict[str, Ou
             del running[r.job.key]
 
     def started(z: zygote.Zygote) -> zygote.Zygote:
-        nonlocal extended_ready, missing
-        extended_ready, missing = False, None  # missing: what the zygote lacks, once it says
-        z.extend(e for job, _ in pending for e in extras.get(job.key, []))
+        nonlocal extended_ready, extended_only
+        extended_ready, extended_only = False, None  # None: until the zygote says which
+        z.preload_extended(m for job, _ in pending for m in snippet_preloads.get(job.key, []))
         return z
 
-    extended_ready, missing = False, None
+    extended_ready, extended_only = False, None
     z = started(z)
 
     def waits(job: Job) -> bool:
-        """Whether the job may wait for the extended zygote's imports."""
-        wanted = extras.get(job.key, [])
-        return bool(wanted) if missing is None else not missing.isdisjoint(wanted)
+        """Whether the job may wait for the extended zygote's preloads."""
+        wanted = snippet_preloads.get(job.key, [])
+        return bool(wanted) if extended_only is None else not extended_only.isdisjoint(wanted)
 
     try:
         while pending or running:
@@ -157,7 +159,7 @@ def _run_forked(pending, parallel, on_start, on_done, z, extras) -> dict[str, Ou
                 key = job.key
                 job.workdir = _workdir()
                 on_start(key)
-                z.fork(job, extras.get(key, []))
+                z.fork(job, snippet_preloads.get(key, []))
                 running[key] = _Running(job, timeout)
             deadlines = [
                 r.started + r.timeout for r in running.values() if r.started and not r.killed
@@ -167,32 +169,27 @@ def _run_forked(pending, parallel, on_start, on_done, z, extras) -> dict[str, Ou
                 events = z.events(wait_for)
             except zygote.ZygoteDied as e:  # a snippet can kill its parent: fail what ran
                 stopped(list(running.values()), str(e))
-                z = started(zygote.shared(z.warmed))
+                z = started(zygote.shared(z.preloaded))
                 continue
             for event in events:
-                if "missing" in event:
-                    missing = set(event["missing"])
-                    continue
-                if "extended_ready" in event:
-                    extended_ready = True
-                    continue
-                if "extended_exit" in event:
-                    extended_ready = False
-                    why = f"the runner's zygote ended (exit status {event['extended_exit']})"
-                    stopped([r for r in running.values() if r.extended], why)
-                    continue
-                r = running[event["key"]]
-                if "via" in event:
-                    r.extended = True
-                    continue
-                if "pid" in event:
-                    r.started, r.pid = time.monotonic(), event["pid"]
-                    continue
-                del running[event["key"]]
-                seconds = time.monotonic() - r.started
-                outcome = _collect(r.job, event["exit"], seconds, r.killed, event.get("left"))
-                outcomes[r.job.key] = outcome
-                on_done(outcome)
+                match event:
+                    case messages.ExtendedPreloads(modules):
+                        extended_only = set(modules)
+                    case messages.ExtendedReady():
+                        extended_ready = True
+                    case messages.ExtendedExited(code):
+                        extended_ready = False
+                        why = f"the runner's zygote ended (exit status {code})"
+                        stopped([r for r in running.values() if r.extended], why)
+                    case messages.Forwarded(key):
+                        running[key].extended = True
+                    case messages.Started(key, pid):
+                        running[key].started, running[key].pid = time.monotonic(), pid
+                    case messages.Exited(key, code, left):
+                        r = running.pop(key)
+                        seconds = time.monotonic() - r.started
+                        outcomes[key] = _collect(r.job, code, seconds, r.killed, left)
+                        on_done(outcomes[key])
             for r in running.values():
                 if r.started and not r.killed and time.monotonic() >= r.started + r.timeout:
                     zygote.kill(r.pid)
@@ -258,10 +255,11 @@ def _abandon(z: zygote.Zygote, running: dict[str, _Running]) -> None:
     with contextlib.suppress(zygote.ZygoteDied):
         while running and time.monotonic() < deadline:
             for event in z.events(max(0.0, deadline - time.monotonic())):
-                if "pid" in event:
-                    zygote.kill(event["pid"])
-                elif "exit" in event:
-                    shutil.rmtree(running.pop(event["key"]).job.workdir, ignore_errors=True)
+                match event:
+                    case messages.Started(_, pid):
+                        zygote.kill(pid)
+                    case messages.Exited(key):
+                        shutil.rmtree(running.pop(key).job.workdir, ignore_errors=True)
 
 
 def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, Outcome]:
@@ -336,12 +334,13 @@ def _collect(
     job: Job, exitcode: int | None, seconds: float, error: str = "", left: str | None = None
 ) -> Outcome:
     """The outcome of a child that ended; `left`: what it left running, which was killed."""
-    name = f"snippets/{job.key}.py"
+    snippet = Project(job.root).snippet(job.key)
+    name = snippet.name
     result = Result()
     try:
         if not error and job.result.exists():
             try:
-                result = parsed(job.result.read_bytes(), job.key)
+                result = decode_result(job.result.read_bytes(), snippet)
             except (OSError, MalformedResult) as e:
                 error = f"its run left a malformed result ({e}); nothing of it is trusted"
             else:
@@ -368,94 +367,6 @@ def _collect(
     if error:
         result.status, result.error = "error", f"{name}: {error}"
     return Outcome(job.key, result, output, seconds)
-
-
-class MalformedResult(ValueError):
-    """The child's result.json is not what execute.child_main writes (a snippet can replace
-    json.dumps, builtins.len, os.path...: nothing it wrote is trusted unchecked)."""
-
-
-_DIGEST = re.compile(r"[0-9a-f]{64}")
-_TYPES = {
-    "status": str,
-    "error": str,
-    "sections": list,
-    "values": dict,
-    "figures": dict,
-    "inputs": dict,
-    "writes": list,
-    "imported": list,
-    "reads": list,
-    "sealed": str,
-    "failed_section": (str, type(None)),
-    "failed_line": int,
-    "run_seconds": (int, float),
-    "figure_seconds": (int, float),
-}
-
-
-def parsed(data: bytes, key: str) -> Result:
-    """The Result a child wrote for snippets/<key>.py, checked field by field; MalformedResult
-    says what is wrong."""
-    try:
-        fields = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:
-        raise MalformedResult(f"not JSON: {e}") from None
-    if not isinstance(fields, dict):
-        raise MalformedResult(f"a JSON {type(fields).__name__}, not an object")
-    known = {f.name for f in dataclasses.fields(Result)}
-    for name, value in fields.items():
-        if name not in known:
-            raise MalformedResult(f"unknown field {name!r}")
-        want = _TYPES.get(name, object)
-        if not isinstance(value, want) or isinstance(value, bool) and want is not object:
-            raise MalformedResult(f"{name} is a {type(value).__name__}")
-    if fields.get("status", "ok") not in ("ok", "error"):
-        raise MalformedResult(f"status {fields['status']!r}")
-    for name in ("values", "figures", "inputs"):
-        for k, v in fields.get(name, {}).items():
-            if not isinstance(v, str):
-                raise MalformedResult(f"{name}[{k!r}] is a {type(v).__name__}")
-    for name in ("writes", "imported", "reads"):
-        for item in fields.get(name, []):
-            if not isinstance(item, str):
-                raise MalformedResult(f"{name} holds a {type(item).__name__}")
-    for relative, digest in fields.get("inputs", {}).items():
-        if not _repository_file(relative):
-            raise MalformedResult(f"input {relative!r} is no repository file path")
-        if digest != ABSENT and not _DIGEST.fullmatch(digest):
-            raise MalformedResult(f"input {relative!r} has digest {digest[:80]!r}")
-    if fields.get("status", "ok") == "ok":
-        for relative in (f"snippets/{key}.py", f"scripts/figures/{key}.py"):
-            if relative not in fields.get("inputs", {}):
-                raise MalformedResult(f"its inputs do not name {relative}")
-    for relative, digest in fields.get("inputs", {}).items():
-        if digest != ABSENT and not (ROOT / relative).exists():
-            raise MalformedResult(f"input {relative!r} has a digest but no file")
-    for relative in fields.get("reads", []):
-        if not _repository_file(relative):
-            raise MalformedResult(f"read {relative!r} is no repository file path")
-    last = 0
-    for item in fields.get("sections", []):
-        ok = isinstance(item, list) and len(item) == 2
-        if not ok or not isinstance(item[0], str | None) or type(item[1]) is not int:
-            raise MalformedResult(f"section {str(item)[:80]} is not [name, offset]")
-        if item[1] < last:
-            raise MalformedResult(f"section {item[0]!r} ends at {item[1]}, before {last}")
-        last = item[1]
-    fields["sections"] = [tuple(item) for item in fields.get("sections", [])]
-    return Result(**fields)
-
-
-def _repository_file(relative: str) -> bool:
-    """A repository-relative POSIX path of a file: not absolute, no '.', '..' or empty part."""
-    parts = relative.split("/")
-    return (
-        bool(relative)
-        and not relative.startswith("/")
-        and all(p not in ("", ".", "..") for p in parts)
-        and "\0" not in relative
-    )
 
 
 def _death(exitcode: int | None) -> str:

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from docpipe.catalog import Catalog
-from docpipe.project import ROOT, Snippet
+from docpipe.project import Project, Snippet
 from docpipe.recorded.drift import unified
 from docpipe.run.execute import RUN_ENV
 from docpipe.run.normalise import normalise_noting
@@ -80,8 +80,9 @@ def run_as_reader(snippet: Snippet, clone: Path, timeout: float) -> str:
 def compare(snippet: Snippet, cat: Catalog, clone: Path) -> tuple[str, str]:
     """("same" | "disclosed" | "differs", detail) for one snippet."""
     shown = run_as_reader(snippet, clone, cat.settings[snippet].timeout)
-    as_if_here = shown.replace(str(clone), str(ROOT))
-    normalised, changed = normalise_noting(as_if_here, cat.settings[snippet].normalise)
+    root = snippet.project.root
+    as_if_here = shown.replace(str(clone), str(root))
+    normalised, changed = normalise_noting(as_if_here, root, cat.settings[snippet].normalise)
     recorded = snippet.output.read_bytes() if snippet.output.is_file() else b""
     diff = unified(snippet.output, recorded, as_if_here.encode())
     if normalised.encode() != recorded:
@@ -91,30 +92,33 @@ def compare(snippet: Snippet, cat: Catalog, clone: Path) -> tuple[str, str]:
     return "same", ""
 
 
-def make_clone(clone: Path) -> None:
-    """The repository's tracked files as they are now, as a reader's clone holds them."""
+def make_clone(project: Project, clone: Path) -> None:
+    """The project's tracked files as they are now, as a reader's clone holds them."""
+    root = project.root
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
+        cwd=root,
         capture_output=True,
     )
     if listed.returncode != 0:  # not a git checkout: the parts a snippet may read
         for folder in ("snippets", "docs", "scripts"):
             shutil.copytree(
-                ROOT / folder, clone / folder, ignore=shutil.ignore_patterns("__pycache__")
+                root / folder, clone / folder, ignore=shutil.ignore_patterns("__pycache__")
             )
         return
     for name in filter(None, listed.stdout.decode().split("\0")):
-        source = ROOT / name
+        source = root / name
         if source.is_file():
             (clone / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, clone / name)
 
 
 def compare_all(snippets: list[Snippet], cat: Catalog, jobs: int) -> dict:
+    """compare() for each snippet (of one project), in one clone of it."""
     with tempfile.TemporaryDirectory(prefix="docpipe-reader-") as tmp:
         clone = Path(tmp) / "clone"
-        make_clone(clone)
+        if snippets:
+            make_clone(snippets[0].project, clone)
 
         with ThreadPoolExecutor(max(1, jobs)) as workers:
             verdicts = workers.map(lambda s: compare(s, cat, clone), snippets)

@@ -13,13 +13,13 @@ from __future__ import annotations
 import os
 import stat
 
-from docpipe.project import ROOT
+from docpipe.project import Project
 
 TOP_SKIPPED = {".venv", "node_modules", ".cache", "site", "test-artifacts", ".regen.lock"}
 SKIPPED = {"__pycache__", os.path.join(".git", "objects")}
 
 
-def snapshot(root: str = str(ROOT)) -> dict[str, tuple[int, ...]]:
+def stats(root: str) -> dict[str, tuple[int, ...]]:
     """The stat (mtime, ctime, size, inode, mode) of every path below root, by relative path."""
     found: dict[str, tuple[int, ...]] = {}
     inside = len(root) + 1
@@ -54,7 +54,7 @@ def changes(before: dict, after: dict) -> list[str]:
     """What differs, as "path (changed)", "path (removed)" or "path (created)", sorted."""
     said = [f"{p} (removed)" for p in before.keys() - after.keys()]
     said += [f"{p} (created)" for p in after.keys() - before.keys()]
-    # A folder's stamps change with its entries, which are named themselves.
+    # A folder's stats change with its entries, which are named themselves.
     said += [
         f"{p} (changed)"
         for p in before.keys() & after.keys()
@@ -63,23 +63,24 @@ def changes(before: dict, after: dict) -> list[str]:
     return sorted(said)
 
 
-def guarded(on_start, on_done):
+def guarded(project: Project, on_start, on_done):
     """on_start and on_done for runs one at a time, which fail a run that changed the
-    repository, naming the snippet and each change."""
+    project's repository, naming the snippet and each change."""
     before: dict = {}
+    root = str(project.root)
 
     def start(key: str) -> None:
         before.clear()
-        before.update(snapshot())
+        before.update(stats(root))
         on_start(key)
 
     def done(outcome) -> None:
-        changed = changes(before, snapshot())
+        changed = changes(before, stats(root))
         if changed:
             result = outcome.result
             said = (
-                f"snippets/{outcome.key}.py: changed the repository, which a snippet may not"
-                f" (this kernel has no Landlock to refuse it): {', '.join(changed)}"
+                f"{project.snippet(outcome.key).name}: changed the repository, which a snippet"
+                f" may not (this kernel has no Landlock to refuse it): {', '.join(changed)}"
             )
             result.error = said if result.status == "ok" else f"{result.error}\n  {said}"
             result.status = "error"

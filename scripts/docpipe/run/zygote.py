@@ -1,8 +1,10 @@
-"""The warm process every snippet's child is forked from (a "zygote").
+"""The process every snippet's child is forked from (a "zygote"), its preloads imported once.
 
 It starts as a fresh interpreter with the runner's fixed environment (PYTHONHASHSEED=0 among
-it), imports the heavy packages once (docpipe.run.warm), then forks one child per job line read on
-its stdin and reports each child's pid and exit status as JSON lines on its stdout. It is
+it), imports its preloads once (docpipe.run.preload), then forks one child per Fork read on its
+stdin and reports each child's pid and exit status on its stdout (every message is a class of
+docpipe.run.messages, one line each). A job names its project's root, so one zygote serves
+every project its parent runs. It is
 the reaper of its children's descendants: a process a killed child (a timeout) or a child that
 left without its own sweep (os._exit) leaves running is adopted by it, killed, and named with
 that child's exit.
@@ -10,14 +12,13 @@ that child's exit.
 Why not multiprocessing's fork server: measured here, a child of it costs about 15 ms more than
 the fork itself (a new socket per child, a pickled Process object, Process bootstrap and exit),
 five times the work of a small snippet. This is the smallest piece that keeps what the runner
-needs from it: one warm parent, one process per snippet, the exit status, and a pid to kill.
+needs from it: one preloaded parent, one process per snippet, the exit status, and a pid to kill.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import json
 import os
 import selectors
 import signal
@@ -25,21 +26,40 @@ import subprocess
 import sys
 import traceback
 from collections.abc import Iterable
-from dataclasses import asdict
+from dataclasses import dataclass
 
 from docpipe import PACKAGE
+from docpipe.run.messages import (
+    PRELOADS,
+    Exited,
+    ExtendedExited,
+    ExtendedPreloads,
+    ExtendedReady,
+    Fork,
+    Forwarded,
+    Job,
+    MalformedMessage,
+    Message,
+    Preload,
+    PreloadExtended,
+    Report,
+    Request,
+    Started,
+    decode,
+    encode,
+)
 
 
 class Zygote:
     """The parent's handle on a running zygote."""
 
-    def __init__(self, warm: Iterable[str]) -> None:
+    def __init__(self, preloads: Iterable[str]) -> None:
         from docpipe.run.execute import RUN_ENV
 
         here = str(PACKAGE.parent)  # the folder docpipe is in
         path = os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))
-        self.warmed = set(warm)
-        env = {**os.environ, **RUN_ENV, "PYTHONPATH": path, "DOCPIPE_WARM": ",".join(warm)}
+        self.preloaded = set(preloads)
+        env = {**os.environ, **RUN_ENV, "PYTHONPATH": path, PRELOADS: ",".join(preloads)}
         # -P: no folder of the runner's choosing goes before the snippet's own on sys.path
         self.process = subprocess.Popen(
             [sys.executable, "-P", "-m", "docpipe.run.zygote"],
@@ -55,88 +75,103 @@ class Zygote:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def warm(self, modules: Iterable[str]) -> None:
-        new = sorted(set(modules) - self.warmed)
+    def preload(self, modules: Iterable[str]) -> None:
+        new = sorted(set(modules) - self.preloaded)
         if new:
-            self._write({"warm": new})
-            self.warmed.update(new)
+            self._write(Preload(new))
+            self.preloaded.update(new)
 
-    def extend(self, extras: Iterable[str]) -> None:
-        """Start the extended zygote's imports of what this zygote lacks now (once it has its
+    def preload_extended(self, modules: Iterable[str]) -> None:
+        """Start the extended zygote's preloads of what this zygote lacks now (once it has its
         own), so that they overlap the snippets that need none of them."""
-        extras = sorted(set(extras))
-        if extras:
-            self._write({"extend": extras})
+        modules = sorted(set(modules))
+        if modules:
+            self._write(PreloadExtended(modules))
 
-    def fork(self, job, extras: list[str]) -> None:
-        self._write({"job": asdict(job), "extras": extras})
+    def fork(self, job: Job, preloads: list[str]) -> None:
+        """Run the job in a child of a zygote that has the snippet's own `preloads`."""
+        self._write(Fork(job, preloads))
 
-    def events(self, timeout: float | None) -> list[dict]:
-        """What the zygote reported within `timeout` seconds: {"key", "pid"} once a child
-        started, {"key", "exit", "left"} once it ended (its exit code; -N: killed by signal N;
-        what its processes left running, killed then: execute.describe's text, or ""),
-        {"missing"} in answer to extend(): the modules only the extended zygote will have,
-        {"key", "via"} when a job goes to the extended zygote, {"extended_ready"} once that
-        has its imports, and {"extended_exit"} if it ended (its children's reports with it)."""
+    def events(self, timeout: float | None) -> list[Report]:
+        """What the zygote reported within `timeout` seconds (docpipe.run.messages: Started,
+        Exited, Forwarded, ExtendedPreloads, ExtendedReady, ExtendedExited). A zygote that
+        ended, or sent a line that is no message (a fault of the runner), raises ZygoteDied;
+        the second is stopped first."""
         if not self.selector.select(timeout):
             return []
         chunk = os.read(self.process.stdout.fileno(), 1 << 16)
         if not chunk:
             raise ZygoteDied(f"the runner's zygote ended (exit status {self.process.wait()})")
         *lines, self.pending = (self.pending + chunk).split(b"\n")
-        return [json.loads(line) for line in lines]
+        try:
+            return [decode(line, Report) for line in lines]
+        except MalformedMessage as e:
+            self.close()
+            raise ZygoteDied(f"the runner's zygote sent a malformed message ({e}); stopped") from e
 
     def close(self) -> None:
         # Every child has been collected by now; the zygote may still be importing.
         self.process.kill()
         self.process.wait()
 
-    def _write(self, message: dict) -> None:
+    def _write(self, message: Message) -> None:
         try:
-            self.process.stdin.write(json.dumps(message).encode() + b"\n")
+            self.process.stdin.write(encode(message))
         except BrokenPipeError:
             pass  # events() reports the end of the zygote, for the jobs it was given
 
 
 class ZygoteDied(RuntimeError):
-    pass
+    """The zygote ended or broke: a fault of the runner (or of a snippet that killed it), which
+    fails the runs it had, never an author's mistake."""
 
 
 _shared: Zygote | None = None
 
 
-def shared(warm: Iterable[str]) -> Zygote:
-    """This process's zygote, started on first use (and again if it died), warmed with `warm`."""
+def shared(preloads: Iterable[str]) -> Zygote:
+    """This process's zygote, started on first use (and again if it died), with `preloads`.
+    One zygote serves every project this process runs: each job names its project's root."""
     global _shared
-    warm = list(warm)
+    preloads = list(preloads)
     if _shared is None or not _shared.alive():
-        _shared = Zygote(warm)
+        _shared = Zygote(preloads)
         atexit.register(_shared.close)  # it ends with this process, not a moment after
-    _shared.warm(warm)
+    _shared.preload(preloads)
     return _shared
 
 
 def main() -> None:
     channel = os.dup(1)
-    os.dup2(2, 1)  # what a warm import prints goes to stderr, never into the channel
+    os.dup2(2, 1)  # what a preload prints goes to stderr, never into the channel
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _adopt_orphans()
-    from docpipe.run import warm  # noqa: F401  (imports the heavy packages)
+    from docpipe.run import preload  # noqa: F401  (imports the preloads PRELOADS names)
 
     _freeze()
     _Server(channel).serve()
 
 
+@dataclass
+class _Extended:
+    """The zygote's handle on its extended zygote."""
+
+    pid: int
+    pidfd: int
+    pipe: int  # its stdin
+    preloaded: set[str]
+
+
 class _Server:
-    """Forks a child per job line read on stdin and reports on the channel. A job whose extras
-    (what the snippet's last run imported) include a module this zygote lacks goes to the
-    extended zygote: forked from this one when asked to extend or on first need, it imports
-    those too. The rest fork from this smaller process, which is quicker to fork and to exit."""
+    """Forks a child per Fork read on stdin and reports on the channel. A job whose own
+    preloads (what the snippet's last run asked for) include a module this zygote lacks goes to
+    the extended zygote: forked from this one when asked to (PreloadExtended) or on first need,
+    it preloads those too. The rest fork from this smaller process, quicker to fork and to exit."""
 
     def __init__(self, channel: int) -> None:
         self.channel = channel
         self.children: dict[int, tuple[int, str]] = {}  # pidfd -> (pid, key)
-        self.extended: dict | None = None  # pid, pidfd, pipe (its stdin), imported
+        self.extended: _Extended | None = None
         self.selector = selectors.DefaultSelector()
         self.selector.register(0, selectors.EVENT_READ)
 
@@ -152,43 +187,48 @@ class _Server:
                         continue
                     *lines, pending = (pending + chunk).split(b"\n")
                     for line in lines:
-                        self._handle(json.loads(line))
-                elif self.extended and ready.fd == self.extended["pidfd"]:
-                    code = self._reap(ready.fd, self.extended["pid"])
+                        self._handle(decode(line, Request))
+                elif self.extended and ready.fd == self.extended.pidfd:
+                    code = self._reap(ready.fd, self.extended.pid)
                     self.extended = None
-                    _send(self.channel, {"extended_exit": code})
+                    _send(self.channel, ExtendedExited(code))
                 else:
                     pid, key = self.children.pop(ready.fd)
                     code = self._reap(ready.fd, pid)
-                    _send(self.channel, {"key": key, "exit": code, "left": self._sweep()})
+                    _send(self.channel, Exited(key, code, self._sweep()))
 
-    def _handle(self, message: dict) -> None:
-        from docpipe.run import warm
+    def _handle(self, message: Request) -> None:
+        from docpipe.run import preload
 
-        if "warm" in message:
-            warm.load(message["warm"])
-        elif "extend" in message:
-            missing = _missing(message["extend"])
-            _send(self.channel, {"missing": missing})
-            if missing:
-                self._extend(missing)
-        elif missing := _missing(message.pop("extras", [])):
-            _send(self.channel, {"key": message["job"]["key"], "via": "extended"})
-            self._extend(missing)
-            _send(self.extended["pipe"], message)
-        else:
-            pid = os.fork()
-            if pid == 0:
-                _child(message["job"], self._fds())
-            self._watch(pid, (pid, message["job"]["key"]))
-            _send(self.channel, {"key": message["job"]["key"], "pid": pid})
+        match message:
+            case Preload(modules):
+                preload.load(modules)
+            case PreloadExtended(modules):
+                only_extended = _not_preloaded(modules)
+                _send(self.channel, ExtendedPreloads(only_extended))
+                if only_extended:
+                    self._preload_extended(only_extended)
+            case Fork(job, preloads) if _not_preloaded(preloads):
+                _send(self.channel, Forwarded(job.key))
+                self._preload_extended(_not_preloaded(preloads))
+                _send(self.extended.pipe, Fork(job, []))
+            case Fork(job, _):
+                from docpipe.run.execute import outside_repository
 
-    def _extend(self, extras: list[str]) -> None:
+                outside_repository(job.root)  # once per project, for every child
+                pid = os.fork()
+                if pid == 0:
+                    _child(job, self._fds())
+                self._watch(pid, (pid, job.key))
+                _send(self.channel, Started(job.key, pid))
+
+    def _preload_extended(self, modules: list[str]) -> None:
+        """Preload these modules in the extended zygote, forking it first if there is none."""
         if self.extended:
-            new = sorted(set(extras) - self.extended["imported"])
+            new = sorted(set(modules) - self.extended.preloaded)
             if new:
-                _send(self.extended["pipe"], {"warm": new})
-                self.extended["imported"].update(new)
+                _send(self.extended.pipe, Preload(new))
+                self.extended.preloaded.update(new)
             return
         read, write = os.pipe()
         pid = os.fork()
@@ -200,17 +240,16 @@ class _Server:
                 os.dup2(read, 0)
                 os.close(read)
                 _adopt_orphans()
-                from docpipe.run import warm
+                from docpipe.run import preload
 
-                warm.load(extras)
+                preload.load(modules)
                 _freeze()
-                _send(self.channel, {"extended_ready": 1})
+                _send(self.channel, ExtendedReady())
                 _Server(self.channel).serve()
             finally:
                 os._exit(0)
         os.close(read)
-        self.extended = {"pid": pid, "pipe": write, "imported": set(extras)}
-        self.extended["pidfd"] = self._watch(pid, None)
+        self.extended = _Extended(pid, self._watch(pid, None), write, set(modules))
 
     def _watch(self, pid: int, child: tuple[int, str] | None) -> int:
         pidfd = os.pidfd_open(pid)
@@ -232,14 +271,14 @@ class _Server:
         from docpipe.run.execute import describe, end_children
 
         running = {pid for pid, _ in self.children.values()}
-        keep = running | ({self.extended["pid"]} if self.extended else set())
+        keep = running | ({self.extended.pid} if self.extended else set())
         return describe(end_children(keep, groups=running))
 
     def _fds(self) -> list[int]:
         """What a forked child must close: the zygote's own descriptors."""
         own = [self.channel, self.selector.fileno(), *self.children]
         if self.extended:
-            own += [self.extended["pipe"], self.extended["pidfd"]]
+            own += [self.extended.pipe, self.extended.pidfd]
         return own
 
     def _stop(self) -> None:
@@ -247,19 +286,19 @@ class _Server:
         for pid, _ in self.children.values():
             kill(pid)
         if self.extended:  # it stops its own children when it reads the end of its input
-            os.close(self.extended["pipe"])
+            os.close(self.extended.pipe)
 
 
-def _child(job: dict, inherited: list[int]) -> None:
+def _child(job: Job, inherited: list[int]) -> None:
     """Run one snippet in this forked child, then leave without running the zygote's exit."""
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         for fd in inherited:
             os.close(fd)
-        from docpipe.run.execute import Job, child_main
+        from docpipe.run.execute import child_main
 
-        child_main(Job(**job))
+        child_main(job)
         code = 0
     except BaseException:
         traceback.print_exc()
@@ -273,7 +312,7 @@ def _adopt_orphans() -> None:
     ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 
 
-def _missing(modules: list[str]) -> list[str]:
+def _not_preloaded(modules: list[str]) -> list[str]:
     """Which of these modules this zygote has not imported: only they need the extended one."""
     return sorted(m for m in set(modules) if m not in sys.modules)
 
@@ -287,8 +326,8 @@ def _freeze() -> None:
     gc.freeze()
 
 
-def _send(fd: int, message: dict) -> None:
-    os.write(fd, json.dumps(message).encode() + b"\n")
+def _send(fd: int, message: Message) -> None:
+    os.write(fd, encode(message))
 
 
 def kill(pid: int | None) -> None:

@@ -1,9 +1,11 @@
-"""Imported once by the zygote that every snippet's process is forked from: it pays the slow
-imports (DOCPIPE_WARM, comma-separated) once instead of once per snippet.
+"""The zygote's preloads: imported once by the zygote that every snippet's process is forked
+from, so that the slow imports (zygote.PRELOADS, comma-separated) are paid once, not once per
+snippet.
 
-Every child needs the runner itself, so it is imported here too; the rest of the list is the
-heavy packages the snippets import. The extended zygote then loads what the snippets' last
-runs asked for beyond them (docpipe.recorded.cache.imports_by_snippet).
+Every child needs the runner itself, so it is imported here too; the rest of the preloads are
+the heavy packages the snippets import (pool.preloads). The extended zygote then loads each
+snippet's own preloads, what its last run asked for beyond them (execute.Result.preloads, kept
+by the regen cache: docpipe.recorded.cache.imports_by_snippet).
 A module that fails to import here is skipped silently on purpose: each snippet that imports it
 then fails in its own process with the real error, named, and the other snippets run.
 """
@@ -15,6 +17,7 @@ import sys
 
 from docpipe import sections
 from docpipe.run import execute  # noqa: F401  (every child runs execute.child_main)
+from docpipe.run.messages import PRELOADS
 
 # With matplotlib, what the runner itself draws with: pyplot, the Agg backend (MPLBACKEND in
 # execute.RUN_ENV, loaded on the first figure) and the SVG backend figures are saved with.
@@ -25,8 +28,9 @@ WITH_MATPLOTLIB = (
 )
 
 
-def load(names) -> None:
-    for name in names:
+def load(modules) -> None:
+    """Import these modules (and, with matplotlib, what the runner draws with)."""
+    for name in modules:
         with contextlib.suppress(BaseException):
             importlib.import_module(name)
             if name == "matplotlib":
@@ -35,9 +39,8 @@ def load(names) -> None:
 
 
 sections.preprocessor()  # every child reads its snippet's sections with pymdownx's grammar
-load(filter(None, os.environ.get("DOCPIPE_WARM", "").split(",")))
+load(filter(None, os.environ.get(PRELOADS, "").split(",")))
 execute.reseed()  # the first call pays lazy set-up (numpy's is ~9 ms); each child reseeds anyway
-execute._outside_repository()  # what every child's seal lets it read outside the repository
 
 
 def _first_gradient() -> None:
