@@ -48,7 +48,7 @@ def on_startup(command, dirty):
 def on_serve(server, config, builder):
     # Rebuild also when a snippet, its figure code or snippets.toml changes: on_pre_build
     # re-runs what changed first.
-    for folder in live.WATCHED:
+    for folder in live.watched():
         if folder.is_dir():
             server.watch(str(folder))
     live.on_finish(lambda: _rebuild(server))
@@ -83,7 +83,7 @@ def on_pre_build(config):
         return  # a site of another folder (a test's tiny site): this site's problems are not its
     try:
         CATALOG = catalog.load()
-        SITE_PROBLEMS = pipeline.site_problems(CATALOG)
+        SITE_PROBLEMS = [str(p) for p in pipeline.site_problems(CATALOG)]  # issue 26: Problems
     except catalog.CatalogError as e:
         CATALOG, SITE_PROBLEMS = None, [str(e)]
     if SITE_PROBLEMS and not SERVING:

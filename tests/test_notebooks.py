@@ -12,7 +12,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from docpipe.pages import notebooks
-from docpipe.project import rel
+from docpipe.project import ROOT, Project, rel
 from docpipe.recorded import drift
 from docpipe.run.execute import RUN_ENV
 
@@ -36,7 +36,8 @@ def test_notebook_is_what_regen_writes(page):
     if path.read_bytes() != notebooks.render(page):
         pytest.fail(
             f"{rel(path)} differs from what regen writes from {rel(page)}:\n"
-            f"{drift.notebook_cells(path)}\nfix: python scripts/regen.py"
+            + "\n".join(drift.notebook_cells(Project(ROOT), path))
+            + "\nfix: python scripts/regen.py"
         )
 
 

@@ -6,13 +6,16 @@ import os
 import shutil
 import subprocess
 
-from docpipe import catalog
-from docpipe.project import ROOT
+from docpipe import cli, pipeline
 from docpipe.recorded import touched
+
+PROJECT = cli.default_project()
+ROOT = PROJECT.root
 
 
 def names(*paths: str) -> list[str]:
-    return [s.name for s in touched.snippets(list(paths), catalog.load())]
+    cat = pipeline.load_catalog(PROJECT)
+    return [s.name for s in touched.snippets(PROJECT, list(paths), cat)]
 
 
 def test_a_change_touches_the_snippets_that_read_it():

@@ -4,7 +4,6 @@ their one code path), and regen refuses to run on it."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -12,7 +11,6 @@ import textwrap
 import pytest
 
 from docpipe.pages import consistency
-from docpipe.project import ROOT
 
 SNIPPET = """\
 # --8<-- [start:first]
@@ -77,8 +75,7 @@ CASES = {
 
 @pytest.fixture
 def site(sandbox):
-    shutil.copy(ROOT / "scripts" / "mkdocs_hooks.py", sandbox.root / "scripts" / "mkdocs_hooks.py")
-    shutil.copytree(ROOT / "overrides", sandbox.root / "overrides")
+    # the sandbox has the hooks and the theme's overrides already (tests/conftest.py)
     sandbox.write("snippets/good.py", SNIPPET)
     sandbox.write("docs/index.md", PAGE)
     assert sandbox.regen().returncode == 0

@@ -34,7 +34,7 @@ def _settings(snippet: Snippet):
 def statuses(snippet: Snippet) -> list[verify.Status]:
     """The snippet's standing under each verified version, in pyproject.toml's order."""
     settings = _settings(snippet)
-    return [verify.status(snippet, v, settings) for v in verify.versions()]
+    return [verify.status(snippet, v, settings) for v in verify.versions(snippet.project)]
 
 
 def box(snippets: set[Snippet]) -> str:
@@ -43,8 +43,9 @@ def box(snippets: set[Snippet]) -> str:
         {public(records.load(s).environment["torch"]) for s in snippets if s.record.exists()}
     )
     parts = [f"{', '.join(made)} (recorded)"]
-    for version in verify.versions():
-        if verify.load(version) is None:
+    project = next(iter(snippets)).project if snippets else None  # issue 26: verify takes it
+    for version in verify.versions(project) if project else ():
+        if verify.load(project, version) is None:
             parts.append(f"{version} (not verified yet)")
             continue
         by: dict[str, list[str]] = {}
