@@ -452,14 +452,14 @@ def test_a_snippet_that_replaces_what_the_runner_uses_cannot_corrupt_its_result(
 
 def test_a_malformed_cache_is_discarded_in_one_line_and_rebuilt(recorded):
     cached = json.loads(recorded.read(".cache/regen.json"))
-    del cached["snippets"]["good"]["key"]
+    del cached["snippets"]["good"]["made_from"]
     recorded.write(".cache/regen.json", json.dumps(cached))
     recorded.write("snippets/good.py", 'print("hello once more")\n')
     run = recorded.regen()
     assert run.returncode == 0, run.stderr
     assert run.stderr.startswith(
-        ".cache/regen.json: malformed (snippets['good'] is not {key, inputs, files, imports});"
-        " discarded, every snippet re-runs\n"
+        ".cache/regen.json: malformed (snippets['good'] is not"
+        " {made_from, inputs, files, imports}); discarded, every snippet re-runs\n"
     )
     assert "regen: 1 run, 0 failed" in run.stdout
     again = recorded.regen()

@@ -89,7 +89,7 @@ class Session:
             failed = dict(self.failed)
         todo = {
             s: since.now
-            for s, since in stale(cat).items()
+            for s, since in outdated(cat).items()
             if failed.get(s, (None,))[0] != since.now
         }
         if not todo or not self.runs:
@@ -119,7 +119,9 @@ class Session:
                 if problem:
                     return
                 todo = {
-                    s: since.now for s, since in stale(cat).items() if s in todo and s not in failed
+                    s: since.now
+                    for s, since in outdated(cat).items()
+                    if s in todo and s not in failed
                 }
                 if not todo:
                     return
@@ -169,7 +171,7 @@ def _regen(snippets: list[Snippet], cat: Catalog, force: bool) -> tuple[dict, st
     return failed, "\n".join(str(p) for p in result.problems)
 
 
-def stale(cat: Catalog, among: set[Snippet] | None = None) -> dict[Snippet, fingerprints.Since]:
+def outdated(cat: Catalog, among: set[Snippet] | None = None) -> dict[Snippet, fingerprints.Since]:
     """Snippet -> what changed since its recording, for each whose recording is not of its
     code (or that has none)."""
     found = {}
@@ -258,7 +260,7 @@ def notice(used: set[Snippet]) -> str:
             " ends.</p>"
         )
         blocks.append(_admonition("info", title, body))
-    for snippet, since in stale(cat, used - running).items():
+    for snippet, since in outdated(cat, used - running).items():
         failure = failed.get(snippet)
         if failure and failure[0] == since.now:
             title = f"{snippet.name} failed: this page shows its last recorded run"

@@ -160,10 +160,10 @@ def recorded_digest(snippet: Snippet, on_disk: set[Path] | None = None) -> str:
 
 
 def recorded_files(snippet: Snippet) -> set[Path]:
-    """The snippet's generated files on disk (by the naming rule, its key's last part holds no
-    dot: <name>.txt, <name>.json, <name>.<figure>.svg), without walking docs/generated/."""
-    name = snippet.record.stem
-    return {p for p in snippet.record.parent.glob(f"{name}.*") if p.name.split(".")[0] == name}
+    """The snippet's generated files on disk, by the naming rule (Project.owner), without
+    walking docs/generated/."""
+    candidates = snippet.record.parent.glob(f"{snippet.record.stem}.*")
+    return {p for p in candidates if p.is_file() and snippet.project.owner(p) == snippet}
 
 
 def cited_claims(snippet: Snippet) -> list[str]:

@@ -1,11 +1,11 @@
 """The regen cache: a snippet whose inputs are unchanged, and whose files are intact, is not re-run.
 
-The key covers every repository file the last run depended on, fingerprinted by the run itself
-as it read them (its source, local modules by their source even when Python loaded a .pyc, data
-files, figure code or its absence) or, for a file it read some other way (mmap,
-torch.from_file: execute.Result.reads), by the parent right after the run; its settings, the
-runner's own code, and the interpreter and package versions (docpipe.run.environment).
-Computing it imports none of those packages.
+What a run is made from (made_from) covers every repository file the last run depended on,
+fingerprinted by the run itself as it read them (its source, local modules by their source even
+when Python loaded a .pyc, data files, figure code or its absence) or, for a file it read some
+other way (mmap, torch.from_file: execute.Result.reads), by the parent right after the run; its
+settings, the runner's own code, and the interpreter and package versions
+(docpipe.run.environment). Computing it imports none of those packages.
 
 Hashing is skipped for a file whose stats (mtime, ctime, size, inode) are what they were when it
 was last hashed, as git's index does; a file modified within RACY_NS of its stats being taken is
@@ -153,9 +153,10 @@ def runner_digest() -> str:
     return _digest(b"".join(p.read_bytes() for p in sorted(RUNNER_CODE.rglob("*.py"))))
 
 
-def cache_key(settings: Settings, inputs: dict[str, str]) -> str:
-    """What a run's files depend on: the environment, the runner, the settings that shape
-    what is published (fingerprints.settings_digest, as records name them) and the inputs."""
+def made_from(settings: Settings, inputs: dict[str, str]) -> str:
+    """The digest of what a run's files are made from: the environment, the runner, the
+    settings that shape what is published (fingerprints.settings_digest, as records name
+    them) and the inputs."""
     h = hashlib.sha256()
     for part in (
         environment_digest(),
@@ -216,19 +217,20 @@ def malformed(data) -> str:
     if not _is(runs, dict):
         return "snippets is not an object"
     for key, run in runs.items():
-        if not _is(run, dict) or set(run) != {"key", "inputs", "files", "imports"}:
-            return f"snippets[{key!r}] is not {{key, inputs, files, imports}}"
-        if not (_is(run["key"], str) and _strings(run["inputs"]) and _strings(run["files"])):
-            return f"snippets[{key!r}] has a key, inputs or files of the wrong type"
+        if not _is(run, dict) or set(run) != {"made_from", "inputs", "files", "imports"}:
+            return f"snippets[{key!r}] is not {{made_from, inputs, files, imports}}"
+        if not (_is(run["made_from"], str) and _strings(run["inputs"]) and _strings(run["files"])):
+            return f"snippets[{key!r}] has a made_from, inputs or files of the wrong type"
         if not _is(run["imports"], list) or not all(_is(i, str) for i in run["imports"]):
             return f"snippets[{key!r}] imports is not a list of names"
         if not all(_safe(p) for p in [*run["inputs"], *run["files"]]):
             return f"snippets[{key!r}] names a path outside the repository"
     notebooks = data.get("notebooks", {})
     if not _is(notebooks, dict) or not all(
-        _is(v, dict) and set(v) == {"key", "digest"} and _strings(v) for v in notebooks.values()
+        _is(v, dict) and set(v) == {"made_from", "digest"} and _strings(v)
+        for v in notebooks.values()
     ):
-        return "notebooks entries are not {key, digest}"
+        return "notebooks entries are not {made_from, digest}"
     digests = data.get("digests", {})
     if not _is(digests, dict) or not all(
         _safe(k)
@@ -291,7 +293,7 @@ def entry(
     digests: Digests,
 ) -> dict:
     return {
-        "key": cache_key(settings, inputs),
+        "made_from": made_from(settings, inputs),
         "inputs": inputs,
         "files": {digests.project.rel(p): _digest(d) for p, d in files.items()},
         "imports": imports,
@@ -311,14 +313,14 @@ def fresh(
     """True when re-running would change nothing: same key, and files on disk as written."""
     if not cached or "inputs" not in cached:
         return False
-    if cache_key(settings, on_disk(cached["inputs"], digests)) != cached["key"]:
+    if made_from(settings, on_disk(cached["inputs"], digests)) != cached["made_from"]:
         return False
     if {digests.project.rel(p) for p in on_disk_files} != set(cached["files"]):
         return False
     return all(digests.at(path) == digest for path, digest in cached["files"].items())
 
 
-def notebook_key(project: Project, page: Path) -> str:
+def notebook_made_from(project: Project, page: Path) -> str:
     """A notebook depends on its page, the snippets it shows and their recorded runs."""
     from docpipe.pages.reading import uses
 
@@ -338,10 +340,10 @@ def notebook_fresh(project: Project, page: Path, notebook: Path, cached: dict | 
     return bool(
         cached
         and notebook.is_file()
-        and cached.get("key") == notebook_key(project, page)
+        and cached.get("made_from") == notebook_made_from(project, page)
         and cached.get("digest") == _digest(notebook.read_bytes())
     )
 
 
 def notebook_entry(project: Project, page: Path, data: bytes) -> dict:
-    return {"key": notebook_key(project, page), "digest": _digest(data)}
+    return {"made_from": notebook_made_from(project, page), "digest": _digest(data)}
