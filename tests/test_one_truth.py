@@ -162,24 +162,6 @@ def test_warnings_are_filtered_as_in_a_readers_run(sandbox):
     )
 
 
-def test_main_reads_its_own_arguments_not_sys_argv(sandbox):
-    sandbox.write("snippets/one.py", 'print("one")\n')
-    sandbox.write("snippets/two.py", 'print("two")\n')
-    shows(sandbox, "one", "two")
-    probe = (
-        "import sys; sys.path.insert(0, 'scripts'); sys.argv = ['elsewhere', '--force']\n"
-        "from docpipe.cli import main\n"
-        "sys.exit(main(['snippets/one.py']))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=sandbox.root, env=reader_machine(),
-        capture_output=True, text=True,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.endswith("regen: 1 run, 0 failed\n")
-    assert not (sandbox.root / "docs/generated/two.txt").exists()
-
-
 # Naming rule, problems first, no tracebacks --------------------------------------------------
 
 
