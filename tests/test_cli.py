@@ -17,6 +17,7 @@ from docpipe.project import Project
 from docpipe.recorded import writing
 
 
+@pytest.mark.unit
 def test_shards_are_disjoint_balanced_and_cover_every_snippet_once():
     cat = pipeline.load_catalog(cli.default_project())
     for count in (1, 2, 3):
@@ -29,6 +30,7 @@ def test_shards_are_disjoint_balanced_and_cover_every_snippet_once():
     assert cli.shard(cat.snippets, cat, "2/2") == cli.shard(cat.snippets, cat, "2/2")
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("spec", ["0/2", "3/2", "a/b", "1"])
 def test_a_bad_shard_is_refused(spec):
     with pytest.raises(ValueError) as e:
@@ -42,6 +44,7 @@ def failed(project: Project, key: str) -> Verdict:
     return Verdict(snippet.name, FAILED, snippet, failure=Failure(error))
 
 
+@pytest.mark.unit
 def test_the_exit_code_is_the_highest_the_kinds_of_the_problems_call_for(tmp_path, capsys):
     project = Project(tmp_path)
     author = Problem("docs/index.md", 4, "shows snippets/x.py without its section(s) a", AUTHOR)
@@ -62,11 +65,13 @@ def test_the_exit_code_is_the_highest_the_kinds_of_the_problems_call_for(tmp_pat
     assert cli.regen(RegenResult(unchanged=1)) == 0
 
 
+@pytest.mark.unit
 def test_report_needs_check(tmp_path, capsys):
     assert cli.main(["--report", "out"], project=Project(tmp_path)) == 2
     assert "error: --report DIR goes with --check" in capsys.readouterr().err
 
 
+@pytest.mark.unit
 def test_main_reads_its_own_arguments_not_sys_argv(monkeypatch, capsys):
     seen = {}
 
@@ -82,6 +87,7 @@ def test_main_reads_its_own_arguments_not_sys_argv(monkeypatch, capsys):
     assert capsys.readouterr().out.endswith("regen: 1 run, 0 failed\n")
 
 
+@pytest.mark.integration
 def test_an_unchanged_regen_runs_nothing_and_imports_no_torch(sandbox):
     sandbox.write("snippets/uses_torch.py", "import torch\n\nprint(torch.ones(1).sum().item())\n")
     assert sandbox.regen().returncode == 0

@@ -13,6 +13,8 @@ import pytest
 
 from conftest import reader_machine
 
+pytestmark = pytest.mark.integration  # real regens in a sandbox repository
+
 PAGE = """
 # Sandbox
 

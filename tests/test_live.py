@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration  # real regens in a sandbox repository
+
 SNIPPET = """
 # --8<-- [start:greet]
 word = "{word}"

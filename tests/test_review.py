@@ -122,6 +122,7 @@ def annotations(stdout: str) -> dict[str, str]:
     return {file: line for line, file in found}
 
 
+@pytest.mark.integration
 def test_each_problem_is_annotated_where_the_author_must_look(drifted):
     check, _, _ = drifted
     found = annotations(check.stdout)
@@ -152,6 +153,7 @@ def test_each_problem_is_annotated_where_the_author_must_look(drifted):
     assert "+squares: [0, 1, 8, 27]%0A" in found["snippets/plot.py"]
 
 
+@pytest.mark.integration
 def test_the_summary_shows_diffs_pages_and_fixes(drifted):
     _, summary, _ = drifted
     assert summary.startswith(
@@ -182,6 +184,7 @@ def test_the_summary_shows_diffs_pages_and_fixes(drifted):
     assert "```text\nFAILED snippets/broken.py:3: IndexError: list index out of range\n" in broken
 
 
+@pytest.mark.unit
 def test_annotations_point_at_each_problems_own_file_and_line_and_only_on_github(
     tmp_path, monkeypatch, capsys
 ):
@@ -224,6 +227,7 @@ def test_annotations_point_at_each_problems_own_file_and_line_and_only_on_github
     ]
 
 
+@pytest.mark.integration
 def test_the_html_report_holds_diffs_and_both_figures_in_both_palettes(drifted):
     check, _, report = drifted
     assert f"drift report: {report}" in check.stderr
@@ -266,6 +270,7 @@ print(json.dumps(counts))
 """
 
 
+@pytest.mark.integration
 def test_the_report_marks_the_changed_pixels_in_a_browser(drifted):
     import json
 

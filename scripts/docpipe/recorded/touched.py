@@ -2,7 +2,7 @@
 
 A snippet is touched when the change edits the snippet itself, its figure code, one of its
 recorded files, or an input its record names (a helper module, a data file, or its settings
-in snippets.toml, compared by fingerprint: a new timeout touches nothing).
+in snippets.toml, compared by its digest: a new timeout touches nothing).
 """
 
 from __future__ import annotations
