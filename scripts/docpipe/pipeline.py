@@ -28,7 +28,7 @@ FAILURE_TAIL = 30  # lines of a failed snippet's output (its traceback) shown in
 OK, DRIFTED, FAILED, ENVIRONMENT_ONLY = "ok", "drifted", "failed", "environment-only"
 
 
-# ---- TRANSITION (issue 26): delete both at the merge, when catalog.load(project) sets
+# ---- TRANSITION (issue 26): delete these three at the merge, when catalog.load(project) sets
 # `cat.project` and the page side returns list[Problem] (then: project_of(cat) -> cat.project,
 # load_catalog(project) -> catalog.load(project), as_problems(x) -> x).
 def load_catalog(project: Project) -> Catalog:
@@ -403,10 +403,8 @@ def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> 
             _regen(snippets, cat, opts, force, cached, stats, taken, into, result)
     except writing.WriteError as e:
         done = result.ran - len(result.failed)
-        result.error = Problem(
-            e.path or "", None, f"{e.message}; nothing was written ({done} snippets ran, none"
-            " recorded)", RUN
-        )  # fmt: skip
+        said = f"{e.message}; nothing was written ({done} snippets ran, none recorded)"
+        result.error = Problem(e.path or "", None, said, RUN)
         result.wrote, result.deleted = [], []
     return result
 
