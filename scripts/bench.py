@@ -41,12 +41,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_math  # noqa: E402
 import bench_scale  # noqa: E402
-from docpipe import (
-    catalog,  # noqa: E402
-    pipeline,
-)
-from docpipe.project import ROOT  # noqa: E402
-from docpipe.run import execute, machine
+from docpipe import pipeline  # noqa: E402
+from docpipe.cli import default_project  # noqa: E402
+from docpipe.run import execute, machine  # noqa: E402
+
+PROJECT = default_project()
+ROOT = PROJECT.root
 
 RESULTS = ROOT / "BENCHMARKS.md"
 PLOT = ROOT / "benchmarks" / "scale.svg"
@@ -65,10 +65,10 @@ def one_import() -> float:
     zygote's share too), once."""
     from docpipe.recorded import cache
 
-    cat = catalog.load()
-    modules = pipeline.warm_list(cat.snippets)
-    for extras in cache.imports_by_snippet([s.key for s in cat.snippets]).values():
-        modules += [m for m in extras if m not in modules]
+    cat = catalog.load(PROJECT)
+    modules = pipeline.preloads(cat.snippets)
+    for preloaded in cache.preloads_by_snippet(PROJECT, [s.key for s in cat.snippets]).values():
+        modules += [m for m in preloaded if m not in modules]
     return imported("docpipe.run.preload", DOCPIPE_PRELOADS=",".join(modules))
 
 
@@ -84,7 +84,7 @@ def compute_seconds() -> tuple[float, int, float, str]:
     """The snippets' own work (run + figures), each in a forked child, one at a time; the
     per-snippet figures are the `duration` settings --shard balances by. Also the largest
     cost of a child beyond its own work (a lazy import the zygote did not pay shows here)."""
-    cat = catalog.load()
+    cat = catalog.load(PROJECT)
     opts = pipeline.Options(jobs=1, fork=machine.fork_available())
     outcomes = pipeline.run(cat.snippets, cat, opts, "bench")
     for snippet, o in sorted(outcomes.items()):
@@ -109,8 +109,8 @@ def verification_seconds() -> tuple[str, float, float]:
     CI runs it (nothing written)."""
     from docpipe import verify
 
-    version = verify.versions()[0]
-    _, installed = verify.ensure_venv(version)
+    version = verify.versions(PROJECT)[0]
+    _, installed = verify.ensure_venv(PROJECT, version)
     return version, installed, wall([*REGEN, "--verify", version, "--check"])
 
 

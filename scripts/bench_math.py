@@ -26,7 +26,9 @@ import time
 from functools import partial
 from pathlib import Path
 
-from docpipe.project import ROOT
+from docpipe.cli import default_project
+
+ROOT = default_project().root
 
 BEFORE = "3dd29a6"  # the last commit with KaTeX's auto-render in the browser
 TUTORIAL = ("autograd-backward/", "backprop-by-hand/", "beyond-scalars/")

@@ -14,7 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from docpipe.project import ROOT
+from docpipe.cli import default_project
+
+ROOT = default_project().root
 
 SIZES = (0, 25, 100, 250)
 SNIPPET = """\

@@ -8,23 +8,22 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from docpipe import (
-    catalog,  # noqa: E402
-    cli,
-)
-from docpipe.recorded import touched
+from docpipe import catalog, cli  # noqa: E402
+from docpipe.project import Project  # noqa: E402
+from docpipe.recorded import touched  # noqa: E402
 
 
-def main(files: list[str]) -> int:
+def main(files: list[str], project: Project | None = None) -> int:
+    project = project or cli.default_project()
     try:
-        chosen = touched.snippets(files, catalog.load())
+        chosen = touched.snippets(project, files, catalog.load(project))
     except catalog.CatalogError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if not chosen:
         print("no snippet touched: nothing to check")
         return 0
-    return cli.main(["--check", *(s.name for s in chosen)])
+    return cli.main(["--check", *(s.name for s in chosen)], project)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ import pytest
 from conftest import reader_machine
 from docpipe.run.execute import Result
 
+pytestmark = pytest.mark.integration  # real regens in a sandbox repository
+
 SNIPPET = """\
 from pathlib import Path
 

@@ -10,30 +10,30 @@ from __future__ import annotations
 
 import pytest
 
-from docpipe import catalog
-from docpipe.recorded import drift
+from docpipe import cli
+from docpipe.formats import terminal
 
-SNIPPETS = catalog.load().snippets
+SNIPPETS = catalog.load(cli.default_project()).snippets
 # One worker runs these tests and test_isolation's, which share the run of the whole site.
-pytestmark = pytest.mark.xdist_group("site-run")
+pytestmark = [pytest.mark.xdist_group("site-run"), pytest.mark.integration]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.name for s in SNIPPETS])
 def test_recorded_files_match_a_real_run(snippet, site_check):
     # pytest.fail with the report alone: an assert would print the whole CheckResult beside it.
     if snippet in site_check.failed:
-        pytest.fail(site_check.failed[snippet], pytrace=False)
+        pytest.fail(terminal.report(site_check.failed[snippet]), pytrace=False)
     if snippet in site_check.drifted:
-        pytest.fail("\n" + site_check.drifted[snippet], pytrace=False)
+        pytest.fail("\n" + terminal.report(site_check.drifted[snippet]), pytrace=False)
 
 
 def test_every_recording_was_made_in_this_environment(site_check):
     if site_check.environment_only:
-        pytest.fail("\n".join(drift.environment_reports(site_check.environment_only)), False)
+        pytest.fail("\n".join(terminal.environment_reports(site_check.verdicts)), False)
 
 
 def test_the_site_has_no_problems_and_no_notebook_drift(site_check):
     if site_check.problems:
-        pytest.fail("\n".join(site_check.problems), pytrace=False)
+        pytest.fail("\n".join(map(str, site_check.problems)), pytrace=False)
     if site_check.notebooks:
-        pytest.fail("\n".join(site_check.notebooks), pytrace=False)
+        pytest.fail("\n".join(map(terminal.report, site_check.notebooks)), pytrace=False)

@@ -5,7 +5,6 @@ which of its snippets changed since their recording and how to refresh them."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from docpipe.project import ROOT
+pytestmark = pytest.mark.integration  # real regens in a sandbox repository
 
 SNIPPET = """
 # --8<-- [start:greet]
@@ -56,8 +55,7 @@ sys.meta_path.insert(0, Missing())
 @pytest.fixture
 def site(sandbox):
     """A sandbox whose page shows snippets/hello.py, recorded and committed, and its site."""
-    shutil.copy(ROOT / "scripts" / "mkdocs_hooks.py", sandbox.root / "scripts" / "mkdocs_hooks.py")
-    shutil.copytree(ROOT / "overrides", sandbox.root / "overrides")
+    # the sandbox has the hooks and the theme's overrides already (tests/conftest.py)
     sandbox.write("snippets/hello.py", SNIPPET.format(word="first"))
     sandbox.write("snippets/snippets.toml", '["hello.py".values]\nword = "{word}"\n')
     sandbox.write("docs/index.md", PAGE)

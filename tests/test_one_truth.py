@@ -37,6 +37,7 @@ def shows(box, *names: str) -> None:
 # One grammar ---------------------------------------------------------------------------------
 
 
+@pytest.mark.unit
 def test_every_section_a_page_includes_is_what_pymdownx_includes():
     """Parity on the real files: the runner's section text is pymdownx's own expansion."""
     md = markdown.Markdown(
@@ -73,6 +74,7 @@ def test_every_section_a_page_includes_is_what_pymdownx_includes():
         ),
     ],
 )
+@pytest.mark.integration
 def test_a_marker_pymdownx_reads_otherwise_stops_regen_and_check(sandbox, marker, message):
     sandbox.write("snippets/bad.py", f"{marker}\nprint(1)\n")
     shows(sandbox, "bad")
@@ -87,6 +89,7 @@ def test_a_marker_pymdownx_reads_otherwise_stops_regen_and_check(sandbox, marker
 # One path ------------------------------------------------------------------------------------
 
 
+@pytest.mark.integration
 def test_check_and_the_tests_agree_on_a_hash_order_snippet(sandbox):
     sandbox.write("snippets/order.py", HASH_ORDER)
     shows(sandbox, "order")
@@ -109,6 +112,7 @@ def test_check_and_the_tests_agree_on_a_hash_order_snippet(sandbox):
         assert done.stdout == "[] {} []\n", done.stdout + done.stderr
 
 
+@pytest.mark.integration
 def test_the_audit_names_what_a_reader_cannot_reproduce(sandbox):
     sandbox.write("snippets/order.py", HASH_ORDER)
     sandbox.write("snippets/warns.py", 'import warnings\n\nwarnings.warn("careful")\n')
@@ -133,6 +137,7 @@ def test_the_audit_names_what_a_reader_cannot_reproduce(sandbox):
     assert "audited 3 snippets: 1 unstable, 1 differ when a reader runs them" in audit.stdout
 
 
+@pytest.mark.integration
 def test_warnings_are_filtered_as_in_a_readers_run(sandbox):
     """numpy ignores this warning from the moment it is imported, in any process: the record
     must not show it either, though the runner imported numpy before the snippet started."""
@@ -162,27 +167,10 @@ def test_warnings_are_filtered_as_in_a_readers_run(sandbox):
     )
 
 
-def test_main_reads_its_own_arguments_not_sys_argv(sandbox):
-    sandbox.write("snippets/one.py", 'print("one")\n')
-    sandbox.write("snippets/two.py", 'print("two")\n')
-    shows(sandbox, "one", "two")
-    probe = (
-        "import sys; sys.path.insert(0, 'scripts'); sys.argv = ['elsewhere', '--force']\n"
-        "from docpipe.cli import main\n"
-        "sys.exit(main(['snippets/one.py']))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=sandbox.root, env=reader_machine(),
-        capture_output=True, text=True,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.endswith("regen: 1 run, 0 failed\n")
-    assert not (sandbox.root / "docs/generated/two.txt").exists()
-
-
 # Naming rule, problems first, no tracebacks --------------------------------------------------
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("name", ["x/v1.0.py", "my snippet.py"])
 def test_a_name_the_rule_cannot_map_is_refused_with_the_rule(sandbox, name):
     sandbox.write(f"snippets/{name}", 'print("hi")\n')
@@ -195,6 +183,7 @@ def test_a_name_the_rule_cannot_map_is_refused_with_the_rule(sandbox, name):
     )
 
 
+@pytest.mark.integration
 def test_a_page_missing_from_the_nav_stops_regen_naming_page_and_notebook(sandbox):
     sandbox.write("snippets/good.py", 'print("hi")\n')
     shows(sandbox, "good")
@@ -209,6 +198,7 @@ def test_a_page_missing_from_the_nav_stops_regen_naming_page_and_notebook(sandbo
     assert not (sandbox.root / "docs" / "generated").exists()  # nothing run or written
 
 
+@pytest.mark.integration
 def test_a_page_may_show_the_metadata_file_beside_a_snippet(sandbox):
     sandbox.write("snippets/good.py", 'print("hi")\n')
     sandbox.write("snippets/snippets.toml", '["good.py"]\ntimeout = 30\n')
@@ -222,6 +212,7 @@ def test_a_page_may_show_the_metadata_file_beside_a_snippet(sandbox):
     assert '```toml\n["good.py"]\ntimeout = 30\n```' in shown
 
 
+@pytest.mark.integration
 def test_a_module_that_fails_to_warm_up_fails_only_its_users(sandbox):
     # Outside the repository: a sealed run reads of the repository only what the runner names.
     broken = sandbox.root.parent / "broken-site" / "numpy"
@@ -238,6 +229,7 @@ def test_a_module_that_fails_to_warm_up_fails_only_its_users(sandbox):
     assert sandbox.read("docs/generated/plain.txt") == "fine\n"
 
 
+@pytest.mark.integration
 def test_bytecode_written_by_the_runner_is_no_recorded_file(sandbox):
     sandbox.write("snippets/good.py", 'print("hi")\n')
     shows(sandbox, "good")
@@ -264,6 +256,7 @@ def render(text: str) -> str:
     return markdown.markdown(text, extensions=extensions, extension_configs=configs)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("value", ["<img src=x onerror=alert(1)>", "a<b", "*a* [b] $c$ & d"])
 def test_a_value_is_shown_as_text_in_prose_alt_text_and_math(monkeypatch, value):
     monkeypatch.setattr(
@@ -286,10 +279,12 @@ def test_a_value_is_shown_as_text_in_prose_alt_text_and_math(monkeypatch, value)
     assert "<" not in math and "$" not in math.replace("\\$", "")
 
 
+@pytest.mark.unit
 def test_catalog_refuses_nothing_on_the_real_site():
     catalog.load()  # the real tree follows the naming rule
 
 
+@pytest.mark.integration
 def test_check_names_a_snippet_that_was_never_recorded(sandbox):
     sandbox.write("snippets/good.py", 'print("hi")\n')
     shows(sandbox, "good")

@@ -6,15 +6,21 @@ import os
 import shutil
 import subprocess
 
-from docpipe import catalog
-from docpipe.project import ROOT
+import pytest
+
+from docpipe import cli
 from docpipe.recorded import touched
+
+PROJECT = cli.default_project()
+ROOT = PROJECT.root
 
 
 def names(*paths: str) -> list[str]:
-    return [s.name for s in touched.snippets(list(paths), catalog.load())]
+    cat = catalog.load(PROJECT)
+    return [s.name for s in touched.snippets(PROJECT, list(paths), cat)]
 
 
+@pytest.mark.unit
 def test_a_change_touches_the_snippets_that_read_it():
     drawn_with_the_helper = [
         "snippets/by_hand/closed_relu.py",
@@ -30,10 +36,12 @@ def test_a_change_touches_the_snippets_that_read_it():
     assert names("snippets/by_hand/square.py", "README.md") == ["snippets/by_hand/square.py"]
 
 
+@pytest.mark.unit
 def test_unchanged_settings_and_other_files_touch_nothing():
     assert names("snippets/snippets.toml", "docs/index.md", "Makefile") == []
 
 
+@pytest.mark.integration
 def test_the_hook_refuses_a_commit_with_a_drifted_snippet(sandbox, tmp_path):
     shutil.copy(ROOT / ".pre-commit-config.yaml", sandbox.root / ".pre-commit-config.yaml")
     shutil.copy(ROOT / "scripts" / "check_touched.py", sandbox.root / "scripts")

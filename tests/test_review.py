@@ -122,6 +122,7 @@ def annotations(stdout: str) -> dict[str, str]:
     return {file: line for line, file in found}
 
 
+@pytest.mark.integration
 def test_each_problem_is_annotated_where_the_author_must_look(drifted):
     check, _, _ = drifted
     found = annotations(check.stdout)
@@ -152,6 +153,7 @@ def test_each_problem_is_annotated_where_the_author_must_look(drifted):
     assert "+squares: [0, 1, 8, 27]%0A" in found["snippets/plot.py"]
 
 
+@pytest.mark.integration
 def test_the_summary_shows_diffs_pages_and_fixes(drifted):
     _, summary, _ = drifted
     assert summary.startswith(
@@ -182,23 +184,50 @@ def test_the_summary_shows_diffs_pages_and_fixes(drifted):
     assert "```text\nFAILED snippets/broken.py:3: IndexError: list index out of range\n" in broken
 
 
-def test_without_github_actions_nothing_is_annotated(sandbox):
-    sandbox.write("snippets/hand.py", HAND)
-    sandbox.write("docs/index.md", PAGE.split('```python title="snippets/plot.py"')[0])
-    assert sandbox.regen().returncode == 0
-    sandbox.write("docs/generated/hand.txt", "tampered\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
-    check = regen(sandbox, env, "--check")
-    assert check.returncode == 1
-    assert "::error" not in check.stdout + check.stderr
+@pytest.mark.unit
+def test_annotations_point_at_each_problems_own_file_and_line_and_only_on_github(
+    tmp_path, monkeypatch, capsys
+):
+    """The formatters read a Problem's fields, never its text: a problem in any file (here
+    pyproject.toml, which no path pattern of old named) is annotated there, at its line."""
+    from docpipe.formats import findings
+    from docpipe.pipeline import FAILED, CheckResult, Failure, Verdict
+    from docpipe.problems import RUN, Problem
+    from docpipe.project import Project
+
+    project = Project(tmp_path)
+    snippet = project.snippet("by_hand/x")
+    error = Problem(snippet.name, 7, "ValueError: bad: input, with: colons", RUN)
+    problems = [
+        Problem("pyproject.toml", 25, "torch is pinned to 2.13.0+cpu, but: another runs"),
+        Problem("snippets/snippets.toml", None, "unreadable: a message with: colons"),
+    ]
+    result = CheckResult(
+        1,
+        problems=problems,
+        verdicts=[Verdict(snippet.name, FAILED, snippet, failure=Failure(error))],
+        project=project,
+    )
+    for name in [k for k in os.environ if k.startswith("GITHUB_")]:
+        monkeypatch.delenv(name)
+    findings.publish(result, None)
+    assert capsys.readouterr() == ("", "")  # not on GitHub: nothing but the terminal
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    findings.publish(result, None)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(
+        "::error file=snippets/by_hand/x.py,line=7,title=snippets/by_hand/x.py failed::"
+        "FAILED snippets/by_hand/x.py:7: ValueError: bad: input, with: colons"
+    )
+    assert lines[1:] == [
+        "::error file=pyproject.toml,line=25::pyproject.toml:25: torch is pinned to 2.13.0+cpu,"
+        " but: another runs",
+        "::error file=snippets/snippets.toml::snippets/snippets.toml: unreadable: a message"
+        " with: colons",
+    ]
 
 
-def test_report_needs_check(sandbox):
-    run = sandbox.regen("--report", "out")
-    assert run.returncode == 2
-    assert "error: --report DIR goes with --check" in run.stderr
-
-
+@pytest.mark.integration
 def test_the_html_report_holds_diffs_and_both_figures_in_both_palettes(drifted):
     check, _, report = drifted
     assert f"drift report: {report}" in check.stderr
@@ -241,6 +270,7 @@ print(json.dumps(counts))
 """
 
 
+@pytest.mark.integration
 def test_the_report_marks_the_changed_pixels_in_a_browser(drifted):
     import json
 

@@ -206,7 +206,7 @@ def test_the_project_root_in_an_output_is_recorded_relative_to_it(fit_line):
 
 # ---- the cache: a malformed one is rebuilt, an input that is no file is never trusted ----
 
-GOOD_RUN = {"key": "k", "inputs": {"snippets/a.py": SOURCE}, "files": {}, "imports": []}
+GOOD_RUN = {"made_from": "k", "inputs": {"snippets/a.py": SOURCE}, "files": {}, "preloads": []}
 
 
 @pytest.mark.parametrize(
@@ -214,48 +214,48 @@ GOOD_RUN = {"key": "k", "inputs": {"snippets/a.py": SOURCE}, "files": {}, "impor
     [
         ("{", "unreadable (Expecting property name"),
         ("[]", "malformed (not a JSON object)"),
-        ('{"snippets": {"a": {"inputs": {}, "files": {}, "imports": []}}}', "malformed (snippets"),
+        ('{"snippets": {"a": {"inputs": {}, "files": {}, "preloads": []}}}', "malformed (snippets"),
         ('{"snippets": []}', "malformed (snippets is not an object)"),
-        (json.dumps({"snippets": {"a": {**GOOD_RUN, "key": 3}}}), "malformed (snippets['a']"),
+        (json.dumps({"snippets": {"a": {**GOOD_RUN, "made_from": 3}}}), "malformed (snippets['a']"),
         (
             json.dumps({"snippets": {"a": {**GOOD_RUN, "inputs": {".": SOURCE}}}}),
             "malformed (snippets['a'] names a path outside the repository)",
         ),
         ('{"digests": {"a": [1, 2]}}', "malformed (digests entries are not"),
-        ('{"notebooks": {"n": {"key": "k"}}}', "malformed (notebooks entries"),
-        ('{"tree": {"stamps": {}}}', "malformed (tree lacks or adds keys)"),
+        ('{"notebooks": {"n": {"made_from": "k"}}}', "malformed (notebooks entries"),
+        ('{"tree": {"stats": {}}}', "malformed (tree lacks or adds keys)"),
         ('{"extra": 1}', "malformed (unknown keys ['extra'])"),
     ],
 )
-def test_a_malformed_cache_is_discarded_saying_so_in_one_line(tmp_path, monkeypatch, data, why):
-    path = tmp_path / "regen.json"
-    path.write_text(data)
-    monkeypatch.setattr(cache, "CACHE", path)
-    found, said = cache.load_checked()
+def test_a_malformed_cache_is_discarded_saying_so_in_one_line(tmp_path, data, why):
+    project = Project(tmp_path)
+    cache.cache_file(project).parent.mkdir()
+    cache.cache_file(project).write_text(data)
+    found, said = cache.load_checked(project)
     assert found == {}
-    assert said.startswith(f"{path}: {why}")
+    assert said.startswith(f".cache/regen.json: {why}")
     assert said.endswith("; discarded, every snippet re-runs") and "\n" not in said
-    assert cache.load() == {}
+    assert cache.load(project) == {}
 
 
-def test_a_well_formed_cache_is_taken(tmp_path, monkeypatch):
-    path = tmp_path / "regen.json"
-    path.write_text(json.dumps({"snippets": {"a": GOOD_RUN}}))
-    monkeypatch.setattr(cache, "CACHE", path)
-    assert cache.load_checked() == ({"snippets": {"a": GOOD_RUN}}, "")
+def test_a_well_formed_cache_is_taken(tmp_path):
+    project = Project(tmp_path)
+    cache.cache_file(project).parent.mkdir()
+    cache.cache_file(project).write_text(json.dumps({"snippets": {"a": GOOD_RUN}}))
+    assert cache.load_checked(project) == ({"snippets": {"a": GOOD_RUN}}, "")
 
 
 def test_the_committed_cache_schema_is_what_regen_writes():
-    data, said = cache.load_checked()
+    data, said = cache.load_checked(cli.default_project())
     assert said == "", said
 
 
 @pytest.mark.parametrize("kind", ["folder", "unreadable"])
 def test_an_input_that_is_no_readable_file_is_never_fresh(tmp_path, monkeypatch, kind):
-    monkeypatch.setattr(cache, "ROOT", tmp_path)
+    project = Project(tmp_path)
     data = tmp_path / "data.bin"
     data.write_bytes(b"x")
-    digests = cache.Digests({})
+    digests = cache.Digests(project, {})
     recorded = {"data.bin": digests(data)}
     data.unlink()
     if kind == "folder":
@@ -263,7 +263,7 @@ def test_an_input_that_is_no_readable_file_is_never_fresh(tmp_path, monkeypatch,
     else:
         data.write_bytes(b"x")
         monkeypatch.setattr(Path, "read_bytes", _refused)
-    now = cache.on_disk(recorded, cache.Digests({}))
+    now = cache.on_disk(recorded, cache.Digests(project, {}))
     assert now["data.bin"] != recorded["data.bin"]
     assert now["data.bin"] == ("absent" if kind == "folder" else "unreadable")
 
@@ -307,12 +307,12 @@ def refuse_in(monkeypatch, where: Path, error: OSError) -> None:
 def test_a_refused_write_changes_nothing(folder, monkeypatch, error):
     before = tree(folder)
     refuse_in(monkeypatch, folder / "sub", error)
-    with pytest.raises(writing.WriteError) as e, writing.batch() as into:
+    with pytest.raises(writing.WriteError) as e, writing.batch(Project(folder)) as into:
         assert into.write(folder / "a.txt", b"new a")
         assert into.delete(folder / "gone.txt")
         assert into.write(folder / "new.txt", b"new file")
         into.write(folder / "sub" / "b.txt", b"new b")
-    assert str(e.value) == f"{folder}/sub/b.txt: {error.strerror}"
+    assert str(e.value) == f"sub/b.txt: {error.strerror}"
     assert tree(folder) == before
 
 
@@ -325,17 +325,17 @@ def test_a_full_disk_midway_through_a_file_changes_nothing(folder, monkeypatch):
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(fd, data)
 
-    with pytest.raises(writing.WriteError) as e, writing.batch() as into:
+    with pytest.raises(writing.WriteError) as e, writing.batch(Project(folder)) as into:
         into.write(folder / "a.txt", b"new")
         monkeypatch.setattr(os, "write", write)
         into.write(folder / "sub" / "b.txt", b"a longer new b")
-    assert str(e.value) == f"{folder}/sub/b.txt: No space left on device"
+    assert str(e.value) == "sub/b.txt: No space left on device"
     assert tree(folder) == before
 
 
 def test_an_interrupted_batch_changes_nothing(folder):
     before = tree(folder)
-    with pytest.raises(KeyboardInterrupt), writing.batch() as into:
+    with pytest.raises(KeyboardInterrupt), writing.batch(Project(folder)) as into:
         into.write(folder / "a.txt", b"new a")
         into.delete(folder / "gone.txt")
         raise KeyboardInterrupt
@@ -343,7 +343,7 @@ def test_an_interrupted_batch_changes_nothing(folder):
 
 
 def test_a_batch_that_lands_leaves_nothing_aside(folder):
-    with writing.batch() as into:
+    with writing.batch(Project(folder)) as into:
         assert not into.write(folder / "a.txt", b"old a")  # unchanged: not rewritten
         into.write(folder / "sub" / "b.txt", b"new b")
         into.delete(folder / "gone.txt")
@@ -368,8 +368,8 @@ def test_what_a_killed_regen_left_is_found_and_removed_and_nothing_else(tmp_path
     ]
     for path in keep + left:
         path.write_text("x")
-    assert writing.leftovers(tmp_path) == sorted(left)
-    assert writing.repair(tmp_path) == sorted(left)
+    assert writing.leftovers(Project(tmp_path)) == sorted(left)
+    assert writing.repair(Project(tmp_path)) == sorted(left)
     assert sorted(p for p in tmp_path.rglob("*") if p.is_file()) == sorted(keep)
 
 
@@ -398,30 +398,31 @@ def test_job_folders_of_dead_runners_are_removed(tmp_path, monkeypatch):
 # ---- the cache is keyed on what a run read, however it read it ----
 
 
-def test_a_file_the_run_read_beyond_its_inputs_keys_the_cache(tmp_path, monkeypatch):
-    monkeypatch.setattr(cache, "ROOT", tmp_path)
+def test_a_file_the_run_read_beyond_its_inputs_keys_the_cache(tmp_path):
+    project = Project(tmp_path)
     data = tmp_path / "snippets" / "weights.bin"
     data.parent.mkdir()
     data.write_bytes(b"\x00" * 16)
     inputs = {"snippets/main.py": SOURCE}
     later = time.time_ns() + 10**9  # a regen that started after the file was written
-    recorded = cache.with_reads(inputs, ["snippets/weights.bin"], cache.Digests({}), later)
+    digests = lambda: cache.Digests(project, {})  # noqa: E731
+    recorded = cache.with_reads(inputs, ["snippets/weights.bin"], digests(), later)
     assert recorded["snippets/weights.bin"] == hashlib.sha256(b"\x00" * 16).hexdigest()
-    run = cache.entry(recorded, Settings(), {}, [])
-    assert not cache.fresh(Settings(), run, set(), cache.Digests({}))  # main.py: not on disk
-    run["key"] = cache.key(Settings(), cache.on_disk(recorded, cache.Digests({})))
-    assert cache.fresh(Settings(), run, set(), cache.Digests({}))
+    run = cache.entry(recorded, Settings(), {}, [], digests())
+    assert not cache.fresh(Settings(), run, set(), digests())  # main.py: not on disk
+    run["made_from"] = cache.made_from(Settings(), cache.on_disk(recorded, digests()))
+    assert cache.fresh(Settings(), run, set(), digests())
     data.write_bytes(b"\x01" * 16)  # edited: the next regen runs the snippet again
-    assert not cache.fresh(Settings(), run, set(), cache.Digests({}))
+    assert not cache.fresh(Settings(), run, set(), digests())
 
 
-def test_a_read_file_edited_during_the_run_is_not_taken_as_read(tmp_path, monkeypatch):
-    monkeypatch.setattr(cache, "ROOT", tmp_path)
+def test_a_read_file_edited_during_the_run_is_not_taken_as_read(tmp_path):
+    project = Project(tmp_path)
     (tmp_path / "data.bin").write_bytes(b"new")
     earlier = time.time_ns() - 10**9  # the regen started before this edit
-    found = cache.with_reads({}, ["data.bin"], cache.Digests({}), earlier)
+    found = cache.with_reads({}, ["data.bin"], cache.Digests(project, {}), earlier)
     assert found == {"data.bin": cache.EDITED_DURING_RUN}
-    assert cache.on_disk(found, cache.Digests({})) != found
+    assert cache.on_disk(found, cache.Digests(project, {})) != found
 
 
 def test_a_file_the_run_read_beyond_open_is_named_in_its_record(fit_line):

@@ -4,7 +4,6 @@ their one code path), and regen refuses to run on it."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -12,7 +11,6 @@ import textwrap
 import pytest
 
 from docpipe.pages import consistency
-from docpipe.project import ROOT
 
 SNIPPET = """\
 # --8<-- [start:first]
@@ -77,8 +75,7 @@ CASES = {
 
 @pytest.fixture
 def site(sandbox):
-    shutil.copy(ROOT / "scripts" / "mkdocs_hooks.py", sandbox.root / "scripts" / "mkdocs_hooks.py")
-    shutil.copytree(ROOT / "overrides", sandbox.root / "overrides")
+    # the sandbox has the hooks and the theme's overrides already (tests/conftest.py)
     sandbox.write("snippets/good.py", SNIPPET)
     sandbox.write("docs/index.md", PAGE)
     assert sandbox.regen().returncode == 0
@@ -96,6 +93,7 @@ def build(box) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("case", list(CASES))
 def test_check_regen_and_the_build_fail_on_the_same_line(site, case):
     edit, message = CASES[case]
@@ -132,6 +130,7 @@ def page(tmp_path, text: str):
         "!!! note\n    inside an admonition {{ w }}\n",
     ],
 )
+@pytest.mark.unit
 def test_every_unread_marker_is_named_with_its_line(tmp_path, text):
     found = consistency.unread_markers(page(tmp_path, "# Title\n\n" + text))
     assert len(found) == 1, found
@@ -139,6 +138,7 @@ def test_every_unread_marker_is_named_with_its_line(tmp_path, text):
     assert found[0].startswith(f"{tmp_path}/page.md:{line}: {{{{")
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     "text",
     [
@@ -152,6 +152,7 @@ def test_values_code_latex_and_examples_are_no_unread_marker(tmp_path, text):
     assert consistency.unread_markers(page(tmp_path, text)) == []
 
 
+@pytest.mark.unit
 def test_sections_shown_out_of_order_are_named(tmp_path):
     shown = page(
         tmp_path,
@@ -166,6 +167,7 @@ def test_sections_shown_out_of_order_are_named(tmp_path):
     ]
 
 
+@pytest.mark.unit
 def test_a_whole_file_include_shows_every_section(tmp_path):
     shown = page(tmp_path, '```python\n--8<-- "snippets/examples/fit_line.py"\n```\n')
     assert consistency.unshown_sections(shown) == []

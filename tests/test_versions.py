@@ -13,17 +13,21 @@ import re
 
 import pytest
 
-from docpipe import catalog, cli, pipeline
-from docpipe.formats import findings, github
-from docpipe.project import ROOT, Snippet
+from docpipe import cli, pipeline
+from docpipe.formats import github, terminal
+from docpipe.project import Project, Snippet
 from docpipe.recorded import drift, versions
 from docpipe.recorded.record import load
 from docpipe.run import environment
 from docpipe.run.execute import Result
 from docpipe.run.pool import Outcome
 
-LEAVES = Snippet("by_hand/leaves")  # its warning names a line of TensorBody.h
-OTHERS = [Snippet("by_hand/square"), Snippet("examples/fit_line")]
+pytestmark = pytest.mark.unit
+
+PROJECT = cli.default_project()
+ROOT = PROJECT.root
+LEAVES = PROJECT.snippet("by_hand/leaves")  # its warning names a line of TensorBody.h
+OTHERS = [PROJECT.snippet("by_hand/square"), PROJECT.snippet("examples/fit_line")]
 OTHER_TORCH = "2.14.1+cu130"
 
 
@@ -57,7 +61,7 @@ def check_with(monkeypatch, outcomes: dict[Snippet, Outcome]) -> pipeline.CheckR
     monkeypatch.setattr(
         pipeline, "run", lambda snippets, *a, **k: {s: outcomes[s] for s in snippets}
     )
-    cat = catalog.load()
+    cat = catalog.load(PROJECT)
     return pipeline.check(sorted(outcomes), cat, pipeline.Options(fork=False), whole_site=False)
 
 
@@ -75,7 +79,7 @@ def test_content_drift_under_another_torch_is_reported_apart_from_stamp_only_dri
     result = check_with(monkeypatch, outcomes)
     assert set(result.drifted) == {LEAVES}
     assert set(result.environment_only) == set(OTHERS)
-    report = result.drifted[LEAVES]
+    report = terminal.report(result.drifted[LEAVES])
     # The content diff holds the changed warning and not the stamp; the stamp is said apart.
     assert "TensorBody.h:«493»" in report and "TensorBody.h:«488»" in report
     assert OTHER_TORCH in report.partition("shown on")[0]
@@ -85,21 +89,20 @@ def test_content_drift_under_another_torch_is_reported_apart_from_stamp_only_dri
     assert err.index("DRIFT snippets/by_hand/leaves.py") < err.index("ENVIRONMENT 2 snippets")
     assert err.count("ENVIRONMENT") == 1 and err.count("DRIFT") == 1
     assert "1 drifted, 2 differ only in the environment stamp, 0 failed, 1 site problems" in out
-    found = findings.from_check(result)
-    summary = github.summary_markdown(found, result.problems, result.checked)
+    summary = github.summary_markdown(result)
     assert "1 drifted, 2 differ only in the environment stamp, 0 failed" in summary
     assert summary.index("`snippets/by_hand/leaves.py` drifted") < summary.index(
         "Only the environment stamp differs (2 snippets)"
     )
     assert summary.count("Only the environment stamp differs") == 1
     assert "«488»" in summary
-    github.annotate(found, result.problems)
+    github.annotate(result)
     annotations = capsys.readouterr().out.splitlines()
     stamp_only = [a for a in annotations if "only in the environment stamp" in a]
     assert len(stamp_only) == 1 and stamp_only[0].startswith("::error file=pyproject.toml,")
     from docpipe.formats import html as html_report
 
-    page = html_report.page(found, result.problems, result.checked)
+    page = html_report.page(result)
     assert page.count("environment only</span>") == 2  # in the contents, and its one card
     assert page.index("by_hand/leaves.py") < page.index("environment only</span>")
     assert "TensorBody.h:<mark>488</mark>" in page
@@ -108,7 +111,7 @@ def test_content_drift_under_another_torch_is_reported_apart_from_stamp_only_dri
 def test_without_a_content_change_another_torch_is_one_environment_report(monkeypatch, other_torch):
     result = check_with(monkeypatch, {s: replay(s) for s in [LEAVES, *OTHERS]})
     assert result.drifted == {}
-    (report,) = drift.environment_reports(result.environment_only)
+    (report,) = terminal.environment_reports(result.verdicts)
     assert report.startswith("ENVIRONMENT 3 snippets differ from their recordings only in")
     assert f"running {OTHER_TORCH}" in report
 
@@ -116,27 +119,31 @@ def test_without_a_content_change_another_torch_is_one_environment_report(monkey
 def test_a_torch_other_than_the_pinned_one_fails_the_check_naming_the_files(
     monkeypatch, other_torch
 ):
-    (message,) = versions.problems(OTHERS)
-    pinned = versions.pin()
+    (problem,) = versions.problems(PROJECT, OTHERS)
+    pinned = versions.pin(PROJECT)
+    assert (problem.path, problem.line, problem.kind) == ("pyproject.toml", pinned.line, "author")
+    message = str(problem)
     assert message.startswith(f"pyproject.toml:{pinned.line}: torch is pinned to {pinned.torch}")
     assert f"this run uses torch {OTHER_TORCH} (" in message and "version.py)" in message
-    assert versions.running_problems() == [message]  # regen refuses the same way
+    assert versions.running_problems(PROJECT) == [problem]  # regen refuses the same way
 
 
 def test_records_of_another_torch_fail_the_check_naming_them(monkeypatch, tmp_path):
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text(re.sub(r'"torch==[^"]+"', '"torch==9.0.0"', text), encoding="utf-8")
-    monkeypatch.setattr(versions, "PYPROJECT", pyproject)
-    pinned = versions.pin()
+    pin = versions.pin
+    monkeypatch.setattr(versions, "pin", lambda project: pin(Project(tmp_path)))
+    pinned = versions.pin(PROJECT)
     assert pinned.version == "9.0.0"
-    (message,) = versions.problems(OTHERS)
+    (message,) = versions.problems(PROJECT, OTHERS)
+    message = str(message)
     assert f"torch is pinned to {pinned.torch}" in message
     assert "this run uses torch" in message  # the running one differs from the pin too
     assert "2 records were made with torch " in message
     assert all(str(s.record.relative_to(ROOT)) in message for s in OTHERS)
     result = check_with(monkeypatch, {s: replay(s) for s in OTHERS})
-    assert result.problems == [message] and cli.check(result) == 2
+    assert [str(p) for p in result.problems] == [message] and cli.check(result) == 2
 
 
 @pytest.mark.parametrize(
@@ -149,13 +156,10 @@ def test_a_pin_that_names_no_one_version_is_refused_by_line(
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text(re.sub(r'"torch==[^"]+"', f'"{requirement}"', text), encoding="utf-8")
-    monkeypatch.setattr(versions, "PYPROJECT", pyproject)
-    (message,) = versions.problems([])
+    (problem,) = versions.problems(Project(tmp_path), [])
     line = next(n for n, t in enumerate(text.splitlines(), 1) if '"torch==' in t)
-    assert message.startswith(f"{pyproject}:{line}: ") or message.startswith(
-        f"pyproject.toml:{line}: "
-    )
-    assert says in message
+    assert (problem.path, problem.line) == ("pyproject.toml", line)
+    assert str(problem).startswith(f"pyproject.toml:{line}: ") and says in problem.message
 
 
 def test_the_changed_span_is_where_two_lines_differ_and_nowhere_else():
@@ -178,22 +182,28 @@ def test_the_changed_span_is_where_two_lines_differ_and_nowhere_else():
 def verified_as(monkeypatch, tmp_path, ran: dict[Snippet, dict]) -> dict:
     """A committed verification of torch 9.9.9, judged from these child results."""
     from docpipe import verify
-    from docpipe.project import generated_index
 
-    on_disk = generated_index()
+    on_disk = PROJECT.generated_index()
     entries = {s.name: verify.judge(s, r, on_disk.get(s, set())) for s, r in ran.items()}
     verification = {"torch": "9.9.9", "environment": {"torch": "9.9.9+cpu"}, "snippets": entries}
-    monkeypatch.setattr(verify, "VERIFIED", tmp_path)
-    monkeypatch.setattr(verify, "versions", lambda: ("9.9.9",))
-    verify.result_path("9.9.9").write_bytes(verify.to_bytes(verification))
+    verified_in(monkeypatch, tmp_path)
+    verify.result_path(PROJECT, "9.9.9").write_bytes(verify.to_bytes(verification))
     return verification
+
+
+def verified_in(monkeypatch, folder) -> None:
+    """Verifications of torch 9.9.9 only, kept in `folder`."""
+    from docpipe import verify
+
+    monkeypatch.setattr(verify, "result_path", lambda project, v: folder / f"torch-{v}.json")
+    monkeypatch.setattr(verify, "versions", lambda project: ("9.9.9",))
 
 
 def child_result(snippet: Snippet, change=lambda text: text) -> dict:
     """What the verifying child reports for a run that printed the record (through change)."""
     from docpipe.run import artifacts
 
-    cat = catalog.load()
+    cat = catalog.load(PROJECT)
     files = artifacts.build(
         snippet, cat.settings[snippet], replay(snippet, change), load(snippet).environment
     )
@@ -208,14 +218,14 @@ def test_a_verification_goes_stale_when_its_snippet_or_recording_changes(monkeyp
 
     square, fit = OTHERS
     verification = verified_as(monkeypatch, tmp_path, {s: child_result(s) for s in OTHERS})
-    cat = catalog.load()
+    cat = catalog.load(PROJECT)
     assert [verify.status(s, "9.9.9", cat.settings[s]).verdict for s in OTHERS] == ["same"] * 2
     assert verify.unverified(OTHERS, cat) == {}
     # square.py as it was when verified is not the square.py of today; fit_line's recording
     # is not the one that was compared.
     verification["snippets"][square.name]["inputs"][square.name] = "0" * 64
     verification["snippets"][fit.name]["recorded"] = "0" * 64
-    verify.result_path("9.9.9").write_bytes(verify.to_bytes(verification))
+    verify.result_path(PROJECT, "9.9.9").write_bytes(verify.to_bytes(verification))
     assert [verify.status(s, "9.9.9", cat.settings[s]).verdict for s in OTHERS] == [
         "not verified"
     ] * 2
@@ -235,7 +245,7 @@ def test_a_verification_records_the_exact_difference_and_the_claims_that_held(
     recorded = {p: p.read_bytes() for p in LEAVES.record.parent.glob("leaves.*")}
     verified_as(monkeypatch, tmp_path, {LEAVES: child_result(LEAVES, moved)})
     assert {p: p.read_bytes() for p in recorded} == recorded  # no recording changed
-    status = verify.status(LEAVES, "9.9.9", catalog.load().settings[LEAVES])
+    status = verify.status(LEAVES, "9.9.9", catalog.load(PROJECT).settings[LEAVES])
     assert status.verdict == "differs"
     (txt,) = [d for d in status.differences if d["file"].endswith(".txt")]
     ((line, old, new),) = txt["lines"]
@@ -246,14 +256,13 @@ def test_a_verification_records_the_exact_difference_and_the_claims_that_held(
 
 def test_a_failed_run_under_another_version_holds_the_claims_before_the_failure():
     from docpipe import verify
-    from docpipe.project import generated_index
 
     snippet = next(
-        s for s in catalog.load().snippets if len(verify.cited_claims(s)) >= 2
+        s for s in catalog.load(PROJECT).snippets if len(verify.cited_claims(s)) >= 2
     )  # a snippet backing two claims or more
     first, second, *rest = verify.cited_claims(snippet)
     ran = {"status": "error", "error": "AssertionError", "failed_section": second}
-    entry = verify.judge(snippet, ran, generated_index().get(snippet, set()))
+    entry = verify.judge(snippet, ran, PROJECT.generated_index().get(snippet, set()))
     assert entry["verdict"] == "failed"
     assert entry["claims"] == {first: "held", second: "failed", **{r: "not run" for r in rest}}
 
@@ -263,15 +272,15 @@ def test_each_tutorial_page_box_names_every_verified_version():
     from docpipe.pages import reading as pages
     from docpipe.pages import reproduced
 
-    assert verify.versions(), "pyproject.toml lists versions to verify"
-    pinned = versions.pin()
+    assert verify.versions(PROJECT), "pyproject.toml lists versions to verify"
+    pinned = versions.pin(PROJECT)
     for page in pages.markdown_pages():
         used = {u.snippet for u in pages.uses(page) if u.snippet}
         if not used:
             continue
         said = reproduced.box(used)
         assert said.startswith(f"torch {pinned.version} (recorded), "), (page, said)
-        for version in verify.versions():
+        for version in verify.versions(PROJECT):
             assert f", {version} (" in said, (page, said)
 
 
@@ -307,7 +316,7 @@ def test_readers_see_what_a_verified_version_prints_otherwise(monkeypatch, tmp_p
     verification["snippets"][LEAVES.name]["recorded"] = "0" * 64
     from docpipe import verify
 
-    verify.result_path("9.9.9").write_bytes(verify.to_bytes(verification))
+    verify.result_path(PROJECT, "9.9.9").write_bytes(verify.to_bytes(verification))
     assert reproduced.box({LEAVES}) == (
         f"torch {recorded} (recorded), 9.9.9 (not verified since {LEAVES.name} changed)"
     )
@@ -335,7 +344,7 @@ def test_ci_verifies_each_version_pyproject_lists():
 
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "ci.yml").read_text())
     matrix = workflow["jobs"]["verify"]["strategy"]["matrix"]["torch"]
-    assert tuple(matrix) == versions.pin().verify
+    assert tuple(matrix) == versions.pin(PROJECT).verify
     assert "make verify-check" in (ROOT / ".ci" / "run").read_text()
 
 
@@ -343,15 +352,14 @@ def test_a_version_never_verified_is_said_so(monkeypatch, tmp_path):
     from docpipe import verify
     from docpipe.pages import reproduced
 
-    monkeypatch.setattr(verify, "VERIFIED", tmp_path)
-    monkeypatch.setattr(verify, "versions", lambda: ("9.9.9",))
+    verified_in(monkeypatch, tmp_path)
     recorded = versions.public(load(LEAVES).environment["torch"])
     assert reproduced.box({LEAVES}) == f"torch {recorded} (recorded), 9.9.9 (not verified yet)"
-    found = verify.unverified(OTHERS, catalog.load())
+    found = verify.unverified(OTHERS, catalog.load(PROJECT))
     assert found == {"9.9.9": OTHERS}
     (report,) = verify.unverified_report(found, len(OTHERS))
     assert report.startswith("NOT VERIFIED with torch 9.9.9: every snippet (2 of 2: was never")
-    assert verify.command_line(["not-a-version"], False, 1) == 2
+    assert verify.command_line(PROJECT, ["not-a-version"], False, 1) == 2
 
 
 def test_the_box_names_the_claim_a_verified_version_fails_and_its_line():

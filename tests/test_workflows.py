@@ -27,6 +27,7 @@ jobs:
 """
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("workflow", WORKFLOWS, ids=lambda p: p.name)
 def test_every_action_is_pinned_to_a_commit_with_its_release_named(workflow):
     uses = list(USES.finditer(workflow.read_text()))
@@ -36,6 +37,7 @@ def test_every_action_is_pinned_to_a_commit_with_its_release_named(workflow):
         assert re.fullmatch(r"\s+# v\d+\.\d+\.\d+", m["comment"]), m[0]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("workflow", WORKFLOWS, ids=lambda p: p.name)
 def test_checkouts_keep_no_credentials_and_jobs_declare_permissions(workflow):
     text = workflow.read_text()
@@ -50,6 +52,7 @@ def lint(tool: str, *args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess
     return subprocess.run([BIN / tool, *args], cwd=cwd, capture_output=True, text=True)
 
 
+@pytest.mark.integration
 def test_the_workflows_pass_both_linters():
     assert lint("actionlint").returncode == 0
     zizmor = lint("zizmor", "--offline", "--min-severity", "medium", ".github/workflows")
@@ -57,6 +60,7 @@ def test_the_workflows_pass_both_linters():
     assert "No findings to report" in zizmor.stdout
 
 
+@pytest.mark.integration
 def test_the_linters_catch_an_unpinned_action_and_an_injection(tmp_path):
     folder = tmp_path / ".github" / "workflows"
     folder.mkdir(parents=True)

@@ -42,7 +42,7 @@ def preloaded(sandbox) -> str:
 
 
 def recorded_imports(sandbox) -> list[str]:
-    return json.loads(sandbox.read(".cache/regen.json"))["snippets"]["lazy"]["imports"]
+    return json.loads(sandbox.read(".cache/regen.json"))["snippets"]["lazy"]["preloads"]
 
 
 def test_what_a_snippet_imported_last_time_is_imported_before_its_next_run(sandbox):

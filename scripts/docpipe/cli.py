@@ -9,17 +9,25 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from docpipe import catalog, pipeline, verify
 from docpipe.catalog import Catalog
-from docpipe.formats import findings
-from docpipe.project import Snippet
-from docpipe.recorded import drift, writing
+from docpipe.formats import findings, terminal
+from docpipe.problems import DocpipeError, Problem, exit_code
+from docpipe.project import Project, Snippet
+from docpipe.recorded import writing
 from docpipe.run.machine import default_jobs, fork_available
 
 FIX_DRIFT = "fix drift with: python scripts/regen.py (then review and commit the diff)"
 FIX_PROBLEMS = "fix the problems above in the files they name; regen cannot fix them"
 FIX_FAILURES = "fix the failing snippets above; their recorded files stay as they were"
+
+
+def default_project() -> Project:
+    """The repository this runner sits in (scripts/docpipe/cli.py -> the root): the one place
+    that finds a root from a module's own location."""
+    return Project(Path(__file__).resolve().parents[2])
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -65,7 +73,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--lock-wait",
         type=float,
-        default=writing.LOCK_WAIT,
+        default=writing.REGEN_LOCK_WAIT,
         help="seconds to wait for another regen before giving up (default: %(default)g)",
     )
     p.add_argument("--shard", metavar="I/N", help="run the I-th of N duration-balanced shares")
@@ -92,14 +100,20 @@ def _seconds(text: str) -> float:
     return value
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse(argv)
+def main(argv: list[str] | None = None, project: Project | None = None) -> int:
+    """The command line on a project (default: this repository); the exit code. Prints to
+    sys.stdout and sys.stderr as they are at call time, and reads os.environ then."""
+    project = project or default_project()
     try:
-        cat = catalog.load()
+        args = parse(argv)
+    except SystemExit as e:  # argparse's usage error (2) or --help (0), said on stderr
+        return e.code if isinstance(e.code, int) else 2
+    try:
+        cat = catalog.load(project)
         selected = select(args.paths, cat)
         if args.shard:
             selected = shard(selected, cat, args.shard)
-    except (catalog.CatalogError, ValueError) as e:
+    except (catalog.CatalogError, DocpipeError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     opts = pipeline.Options(
@@ -110,16 +124,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         if args.verify is not None:
-            return verify.command_line(args.verify, args.check, args.jobs)
+            return verify.command_line(project, args.verify, args.check, args.jobs)
         if args.audit:
             return audit(pipeline.audit(selected, cat, opts))
         if args.check:
             return check(pipeline.check(selected, cat, opts, not args.paths), args.report)
-        with writing.exclusive(args.lock_wait):
+        with writing.exclusive(project, args.lock_wait):
             return regen(pipeline.regen(selected, cat, opts, args.force))
-    except writing.LockError as e:
+    except DocpipeError as e:  # the regen lock, writing, a verification's venv
         print(f"error: {e}", file=sys.stderr)
-        return 1
+        return exit_code([e.problem])
     except KeyboardInterrupt:
         print("interrupted: every generated file is its old or its new version", file=sys.stderr)
         return 130
@@ -134,7 +148,8 @@ def _progress(total: int, label: str):
 def select(paths: list[str], cat: Catalog) -> list[Snippet]:
     if not paths:
         return cat.snippets
-    chosen = [Snippet.from_path(p) for p in paths]
+    project = cat.project
+    chosen = [project.snippet_at(p) for p in paths]
     for s in chosen:
         if s not in cat.settings:
             raise ValueError(f"{s.name}: no such snippet")
@@ -157,7 +172,7 @@ def shard(snippets: list[Snippet], cat: Catalog, spec: str) -> list[Snippet]:
     return sorted(shares[index - 1])
 
 
-def _problems(problems: list[str]) -> None:
+def _problems(problems: list[Problem]) -> None:
     for problem in problems:
         print(f"PROBLEM {problem}", file=sys.stderr)
 
@@ -166,28 +181,19 @@ def check(result: pipeline.CheckResult, report_dir: str | None = None) -> int:
     for note in result.notes:
         print(f"note {note}", file=sys.stderr)
     _problems(result.problems)
-    for why in result.failed.values():
-        print(why, file=sys.stderr)
-    for report in [*result.drifted.values(), *result.notebooks]:
-        print(report, file=sys.stderr)
-    for report in drift.environment_reports(result.environment_only):
+    for verdict in [*result.failed.values(), *result.drifted.values(), *result.notebooks]:
+        print(terminal.report(verdict), file=sys.stderr)
+    for report in terminal.environment_reports(result.verdicts):
         print(report, file=sys.stderr)
     for report in verify.unverified_report(result.unverified, result.checked):
         print(report)
     if result.claims:
         print(result.claims)
-    content = len(result.drifted) + len(result.notebooks)
-    drifted = content + len(result.environment_only)
     print(
-        f"checked {result.checked} snippets: {content} drifted"
-        + (
-            f", {len(result.environment_only)} differ only in the environment stamp"
-            if result.environment_only
-            else ""
-        )
-        + f", {len(result.failed)} failed"
+        f"checked {result.checked} snippets: {terminal.counts(result)}"
         + (f", {len(result.problems)} site problems" if result.problems else "")
     )
+    drifted = result.drifted or result.notebooks or result.environment_only
     advice = [
         (result.problems, FIX_PROBLEMS),
         (result.failed, FIX_FAILURES),
@@ -197,28 +203,30 @@ def check(result: pipeline.CheckResult, report_dir: str | None = None) -> int:
         if found:
             print(line)
     findings.publish(result, report_dir)  # GitHub annotations and summary; the HTML report
-    if result.problems:
-        return 2
-    return 1 if drifted or result.failed else 0
+    failed = [v.error for v in result.failed.values()]
+    return exit_code(result.problems) or (1 if failed or drifted else 0)
 
 
 def regen(result: pipeline.RegenResult) -> int:
     for note in result.notes:
         print(note, file=sys.stderr)
     if result.error:
-        for why in result.failed.values():
-            print(why, file=sys.stderr)
+        for failure in result.failed.values():
+            print(terminal.failure(failure), file=sys.stderr)
         print(f"error: {result.error}", file=sys.stderr)
         return 1
     if result.problems:
         _problems(result.problems)
         print(f"regen: nothing run or written; {len(result.problems)} site problems")
         print(FIX_PROBLEMS)
-        return 2
+        return exit_code(result.problems)
     if result.unchanged:
         print(f"{result.unchanged} snippets unchanged (cached; --force re-runs them)")
-    for why in result.failed.values():
-        print(why + "\n  its recorded files were left as they were", file=sys.stderr)
+    for failure in result.failed.values():
+        print(
+            terminal.failure(failure) + "\n  its recorded files were left as they were",
+            file=sys.stderr,
+        )
     for name in result.kept:
         print(f"kept {name}", file=sys.stderr)
     for name in result.wrote:
@@ -230,10 +238,9 @@ def regen(result: pipeline.RegenResult) -> int:
 
 
 def audit(result: pipeline.AuditResult) -> int:
+    for failure in result.failed.values():
+        print(terminal.failure(failure), file=sys.stderr)
     for snippet, detail in result.unstable.items():
-        if detail.startswith("FAILED"):
-            print(detail, file=sys.stderr)
-            continue
         print(
             f"UNSTABLE {snippet.name}: two runs differ (unseeded randomness, hash order or"
             " volatile output; seed it, sort it, or declare a normaliser in snippets.toml)",
@@ -249,9 +256,10 @@ def audit(result: pipeline.AuditResult) -> int:
         print(detail.rstrip(), file=sys.stderr)
     for snippet, detail in result.reader_disclosed.items():
         print(f"note {snippet.name}: a reader's run {detail}")
-    bad = set(result.unstable) | set(result.reader_differs)
+    unstable = len(result.unstable) + len(result.failed)
+    bad = set(result.unstable) | set(result.failed) | set(result.reader_differs)
     print(
-        f"audited {result.audited} snippets: {len(result.unstable)} unstable,"
+        f"audited {result.audited} snippets: {unstable} unstable,"
         f" {len(result.reader_differs)} differ when a reader runs them"
     )
     return 1 if bad else 0

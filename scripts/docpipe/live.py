@@ -2,9 +2,10 @@
 
 While `mkdocs serve` runs (the hooks make it watch snippets/ and scripts/figures/ too),
 every build starts re-running each snippet whose sources changed since its recording
-(docpipe.recorded.fingerprints), through docpipe.pipeline.regen and its cache, in a background thread: the
-build goes on at once, its pages say which of their snippets are running, and the end of the
-re-run asks for another build, which shows the new outputs or the failure. The MkDocs process
+(docpipe.recorded.fingerprints.since_recorded), through docpipe.pipeline.regen and its cache, in
+a background thread: the build goes on at once, its pages say which of their snippets are
+running, and the end of the re-run asks for another build, which shows the new outputs or the
+failure. The MkDocs process
 itself never imports torch: the runner's zygote (docpipe.run.zygote), started once per serve
 session with the run environment (PYTHONHASHSEED=0 among it), imports torch, numpy and
 matplotlib once, and each run is a fork of it.
@@ -25,17 +26,16 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from docpipe import catalog
 from docpipe.catalog import Catalog
-from docpipe.project import FIGURE_CODE, SNIPPETS, Snippet
-from docpipe.recorded import fingerprints as sources
-from docpipe.recorded import record as records
+from docpipe.project import Project, Snippet
+from docpipe.recorded import fingerprints
 from docpipe.run.environment import VERSIONED
 
-LOCK_WAIT = 5.0  # seconds a refresh waits for a regen started by hand, then says so
+SERVE_LOCK_WAIT = 5.0  # seconds a refresh waits for a regen started by hand, then says so
 RACE_RETRIES = 3  # runs of a snippet saved again while it ran
-WATCHED = (SNIPPETS, FIGURE_CODE)  # besides docs/ and mkdocs.yml, which MkDocs watches itself
 
 log = logging.getLogger("mkdocs.hooks.live")
 
@@ -55,7 +55,8 @@ class Session:
     (`on_finish`, set by the hooks from MkDocs' server), so every request is answered within
     a build's time, whatever a snippet does (hangs until its timeout, crashes, corrupts)."""
 
-    def __init__(self) -> None:
+    def __init__(self, project: Project) -> None:
+        self.project = project
         self.runs = runnable()
         self.failed: dict[Snippet, tuple[dict, str]] = {}  # snippet -> (its inputs, its error)
         self.problem = ""  # why nothing could be refreshed; shown on every page with snippets
@@ -73,8 +74,9 @@ class Session:
     def refresh(self) -> None:
         """At the start of a build: start re-running what changed, unless a re-run is going
         on (its end asks for another build, whose refresh sees what changed meanwhile)."""
+
         try:
-            cat = catalog.load()
+            cat = catalog.load(self.project)
         except catalog.CatalogError as e:
             self.settings = f"{e}\nNo snippet can be re-run until this is fixed."
             return
@@ -84,7 +86,11 @@ class Session:
             if self.worker and self.worker.is_alive():
                 return
             failed = dict(self.failed)
-        todo = {s: now for s, now in stale(cat).items() if failed.get(s, (None,))[0] != now}
+        todo = {
+            s: since.now
+            for s, since in outdated(cat).items()
+            if failed.get(s, (None,))[0] != since.now
+        }
         if not todo or not self.runs:
             return
         with self.lock:
@@ -111,7 +117,11 @@ class Session:
                 log.info(f"live: re-ran {len(todo)} snippet(s) in {took:.2f} s")
                 if problem:
                     return
-                todo = {s: now for s, now in stale(cat).items() if s in todo and s not in failed}
+                todo = {
+                    s: since.now
+                    for s, since in outdated(cat).items()
+                    if s in todo and s not in failed
+                }
                 if not todo:
                     return
                 with self.lock:
@@ -139,13 +149,15 @@ class Session:
 
 def _regen(snippets: list[Snippet], cat: Catalog, force: bool) -> tuple[dict, str]:
     """The one call into the runner: regen these snippets as `regen.py` does, and print its
-    report to the terminal. Returns {snippet: why it failed} and a problem for every page."""
+    report to the terminal. Returns {snippet: the failure's report} and a problem for every
+    page."""
     from docpipe import cli, pipeline
+    from docpipe.formats import terminal
     from docpipe.recorded import writing
     from docpipe.run.machine import fork_available
 
     try:
-        with writing.exclusive(LOCK_WAIT):
+        with writing.exclusive(cat.project, SERVE_LOCK_WAIT):
             result = pipeline.regen(snippets, cat, pipeline.Options(fork=fork_available()), force)
     except writing.LockError as e:
         return {}, str(e)
@@ -154,40 +166,44 @@ def _regen(snippets: list[Snippet], cat: Catalog, force: bool) -> tuple[dict, st
         return {}, f"the runner failed: {type(e).__name__}: {e}"
     with contextlib.redirect_stdout(sys.stderr):
         cli.regen(result)
-    return result.failed, "\n".join(result.problems)
+    failed = {s: terminal.failure(f) for s, f in result.failed.items()}
+    return failed, "\n".join(str(p) for p in result.problems)
 
 
-def recorded_inputs(snippet: Snippet) -> dict | None:
-    """The inputs its record names; {} for a record older than them, None if unrecorded."""
-    try:
-        return records.load(snippet).inputs
-    except records.RecordError:
-        return None
-
-
-def stale(cat: Catalog, among: set[Snippet] | None = None) -> dict[Snippet, dict]:
-    """Snippet -> its current input digests, for each whose recording is not of its code."""
+def outdated(cat: Catalog, among: set[Snippet] | None = None) -> dict[Snippet, fingerprints.Since]:
+    """Snippet -> what changed since its recording, for each whose recording is not of its
+    code (or that has none)."""
     found = {}
     for snippet in sorted(among if among is not None else cat.settings):
         if snippet not in cat.settings:
             continue
-        recorded = recorded_inputs(snippet)
-        if recorded == {}:
-            continue  # recorded before records named their inputs: nothing to compare
-        now = sources.current(snippet, cat.settings[snippet], recorded)
-        if recorded is None or sources.changed(recorded, now):
-            found[snippet] = now
+        since = fingerprints.since_recorded(snippet, cat.settings[snippet])
+        if since.changed != []:
+            found[snippet] = since
     return found
 
 
 _session: Session | None = None
 
 
-def start(serving: bool) -> None:
+def watched() -> list[Path]:
+    """What `mkdocs serve` watches besides docs/ and mkdocs.yml (which MkDocs watches itself):
+    the snippets and their figure code."""
+    project = _session.project if _session else _default()
+    return [project.snippets, project.figure_code]
+
+
+def _default() -> Project:  # TRANSITION (issue 26): the hooks pass their Project; delete then
+    from docpipe.cli import default_project
+
+    return default_project()
+
+
+def start(serving: bool, project: Project | None = None) -> None:
     """Begin a serve session (MkDocs' on_startup); a plain build has none."""
     global _session
     if serving and _session is None:
-        _session = Session()
+        _session = Session(project or _default())
         if not _session.runs:
             log.info(
                 "live: torch, numpy or matplotlib is not installed, so edited snippets are not "
@@ -229,8 +245,10 @@ def notice(used: set[Snippet]) -> str:
     if problem:
         title = "The outputs on this page were not refreshed"
         blocks.append(_admonition("failure", title, _pre(problem)))
+
+    project = _session.project if _session else min(used).project
     try:
-        cat = catalog.load()
+        cat = catalog.load(project)
     except catalog.CatalogError as e:
         return "".join(blocks) + _admonition("failure", "Snippet settings are broken", _pre(str(e)))
     for snippet in sorted(used & running):
@@ -240,15 +258,13 @@ def notice(used: set[Snippet]) -> str:
             " ends.</p>"
         )
         blocks.append(_admonition("info", title, body))
-    for snippet, now in stale(cat, used - running).items():
+    for snippet, since in outdated(cat, used - running).items():
         failure = failed.get(snippet)
-        if failure and failure[0] == now:
+        if failure and failure[0] == since.now:
             title = f"{snippet.name} failed: this page shows its last recorded run"
             blocks.append(_admonition("failure", title, _pre(failure[1])))
         else:
-            recorded = recorded_inputs(snippet)
-            changed = sources.changed(recorded, now) if recorded is not None else None
-            blocks.append(_stale_warning(snippet, changed))
+            blocks.append(_stale_warning(snippet, since.changed))
     return "".join(blocks)
 
 
@@ -259,7 +275,9 @@ def _stale_warning(snippet: Snippet, changed: list[str] | None) -> str:
             "warning", f"{snippet.name} has no recorded run", f"<p>Record it with {command}.</p>"
         )
     names = ", ".join(
-        "its settings in snippets/snippets.toml" if c == sources.SETTINGS else f"<code>{c}</code>"
+        "its settings in snippets/snippets.toml"
+        if c == fingerprints.SETTINGS
+        else f"<code>{c}</code>"
         for c in changed
     )
     after = "." if runnable() else ", after installing the run dependencies (see the README)."

@@ -1,6 +1,11 @@
 """The pipeline: run, check, regen and audit snippets. Each step returns what it found and prints
 nothing; the command line (cli.py), the tests and the MkDocs hooks all call these same functions,
-so they run the same children in the same environment and reach the same verdicts."""
+so they run the same children in the same environment and reach the same verdicts.
+
+A check returns one Verdict per snippet (and per drifted notebook): its status, its drifts, its
+error as a Problem with its line, the pages that show it. Every way of showing a check (the
+terminal, GitHub annotations and job summary, the HTML report, the live preview, the
+pre-commit hook) is a formatter over those same objects (docpipe.formats)."""
 
 from __future__ import annotations
 
@@ -11,11 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docpipe.catalog import Catalog
-from docpipe.project import NOTEBOOKS, Snippet, generated_index, rel
+from docpipe.problems import RUN, Problem
+from docpipe.project import Project, Snippet
 from docpipe.recorded import cache, writing
+from docpipe.recorded.drift import Drift
 from docpipe.run.machine import default_jobs
 
 FAILURE_TAIL = 30  # lines of a failed snippet's output (its traceback) shown in the report
+
+OK, DRIFTED, FAILED, ENVIRONMENT_ONLY = "ok", "drifted", "failed", "environment-only"
 
 
 class Quiet:
@@ -38,67 +47,121 @@ class Options:
 
 
 @dataclass
+class Failure:
+    """Why a run cannot publish: its error (a RUN Problem, at the snippet line where it
+    stopped), the claims that no longer hold because of it, and how its output ended."""
+
+    error: Problem
+    claims: str = ""  # docpipe.pages.claims.broken: the page sentences a failed claim checked
+    output: list[str] = field(default_factory=list)  # its last FAILURE_TAIL lines
+
+
+@dataclass
+class Verdict:
+    """What a check found for one subject: a snippet, or a notebook regen would write."""
+
+    subject: str  # "snippets/x.py" or "docs/notebooks/x.ipynb": as a person names it
+    status: str  # OK, DRIFTED, FAILED or ENVIRONMENT_ONLY
+    snippet: Snippet | None = None  # None for a notebook
+    drifts: list[Drift] = field(default_factory=list)
+    files: dict[Path, bytes] = field(default_factory=dict)  # what the run would publish
+    failure: Failure | None = None  # FAILED: why
+    pages: list[str] = field(default_factory=list)  # the pages that show it
+    environment: str = ""  # how the recording's environment differs from this run's
+    page: str = ""  # a notebook: the page it is generated from
+    cells: list[str] = field(default_factory=list)  # a notebook: the cells that differ
+    # DRIFTED: the inputs changed since its recording ([]: none, so a recorded file was edited
+    # by hand; None: never recorded), by docpipe.recorded.fingerprints.since_recorded
+    since: list[str] | None = None
+
+    @property
+    def error(self) -> Problem | None:
+        return self.failure.error if self.failure else None
+
+
+@dataclass
 class CheckResult:
     checked: int
-    problems: list[str] = field(default_factory=list)  # only an author can fix these
-    failed: dict[Snippet, str] = field(default_factory=dict)  # why each run cannot publish
-    drifted: dict[Snippet, str] = field(default_factory=dict)  # the report for each
-    # Snippets whose files differ only in the environment stamp: how the recording's differs.
-    environment_only: dict[Snippet, str] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)  # only an author can fix these
+    verdicts: list[Verdict] = field(default_factory=list)  # one per snippet run, per notebook
     # For each verified torch version, the snippets changed since their verification
     # (docpipe.verify): the site shows them as not verified; `make verify` re-verifies.
     unverified: dict[str, list[Snippet]] = field(default_factory=dict)
-    notebooks: list[str] = field(default_factory=list)  # a report per drifted notebook
-    # For reviewers' reports (docpipe.formats.findings): each drifted snippet's differences and the
-    # files its run would publish.
-    evidence: dict[Snippet, tuple[list, dict[Path, bytes]]] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)  # worth saying, no reason to fail
+    notes: list[Problem] = field(default_factory=list)  # worth saying, no reason to fail
     claims: object = None  # a whole-site check: docpipe.pages.agreement.Tally, what the pages claim
+    project: Project | None = None
+
+    def _with(self, status: str, notebook: bool = False) -> dict:
+        return {
+            v.snippet: v
+            for v in self.verdicts
+            if v.status == status and (v.snippet is None) == notebook
+        }
+
+    @property
+    def failed(self) -> dict[Snippet, Verdict]:
+        return self._with(FAILED)
+
+    @property
+    def drifted(self) -> dict[Snippet, Verdict]:
+        return self._with(DRIFTED)
+
+    @property
+    def environment_only(self) -> dict[Snippet, Verdict]:
+        return self._with(ENVIRONMENT_ONLY)
+
+    @property
+    def notebooks(self) -> list[Verdict]:
+        return [v for v in self.verdicts if v.snippet is None]
 
 
 @dataclass
 class RegenResult:
-    problems: list[str] = field(default_factory=list)  # when any, nothing was run or written
+    problems: list[Problem] = field(default_factory=list)  # when any, nothing was run or written
     unchanged: int = 0
     ran: int = 0
     wrote: list[str] = field(default_factory=list)
-    failed: dict[Snippet, str] = field(default_factory=dict)
+    failed: dict[Snippet, Failure] = field(default_factory=dict)
     kept: list[str] = field(default_factory=list)  # notebooks left as they were, and why
     deleted: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # a discarded cache, repaired leftovers
-    error: str = ""  # writing failed (`path: reason`): every file was left as it was
+    error: Problem | None = None  # writing failed: every file was left as it was
 
 
 @dataclass
 class AuditResult:
     audited: int
-    unstable: dict[Snippet, str] = field(default_factory=dict)  # two runner runs differ
+    failed: dict[Snippet, Failure] = field(default_factory=dict)  # a run of the two failed
+    unstable: dict[Snippet, str] = field(default_factory=dict)  # two runner runs differ: diff
     reader_differs: dict[Snippet, str] = field(default_factory=dict)  # undisclosed difference
     reader_disclosed: dict[Snippet, str] = field(default_factory=dict)  # said beside the block
 
 
 def preflight(
     cat: Catalog, snippets: list[Snippet], writing_outputs: bool = False, records: bool = False
-) -> list[str]:
+) -> list[Problem]:
     """Problems that stop regen before anything runs: the site's own (pages, includes, values,
     nav), section markers pymdownx would read otherwise than the runner, and a running torch
     other than the pinned one (with `records`, also records made with another). A recorded
     output that does not exist yet is drift, not a problem: regen writes it."""
     from docpipe.pages import consistency
     from docpipe.recorded import versions
+    from docpipe.run import normalise
     from docpipe.sections import SectionError, find_sections
 
-    found = []
+    project = cat.project
+    found: list[Problem] = []
     for snippet in snippets:
         try:
             find_sections(snippet.source.read_text(encoding="utf-8"), snippet.name)
         except SectionError as e:
-            found.append(str(e))
-    found += versions.problems(snippets if records else [])
+            found.append(e.problem)
+    found += normalise.problems(cat)
+    found += versions.problems(project, snippets if records else [])
     return found + consistency.page_problems(cat, outputs_made_later=writing_outputs)
 
 
-def site_problems(cat: Catalog, snippets: list[Snippet] | None = None) -> list[str]:
+def site_problems(cat: Catalog, snippets: list[Snippet] | None = None) -> list[Problem]:
     """Every site problem of the whole site, as --check lists them; `mkdocs build` fails on
     each (the one code path of both)."""
     from docpipe.pages import consistency
@@ -114,15 +177,16 @@ def run(
     cat: Catalog,
     opts: Options,
     label: str,
-    extras: dict[str, list[str]] | None = None,
+    snippet_preloads: dict[str, list[str]] | None = None,
     **pool_args,
 ) -> dict:
-    """Run snippets (each in its own child process) and return their outcomes. `extras`: what
-    the extended zygote imports for each (default: what their last runs asked for, from the
-    cache)."""
+    """Run snippets (each in its own child process) and return their outcomes.
+    `snippet_preloads`: what the extended zygote preloads for each (default: what their last
+    runs preloaded, from the cache)."""
     from docpipe.run import pool
 
-    cache.runner_digest()  # fingerprint the runner before anything runs
+    project = cat.project
+    cache.runner_digest()  # digest the runner before anything runs
     progress = opts.progress(len(snippets), label)
     longest_first = sorted(snippets, key=lambda s: (-cat.settings[s].duration, s.key))
     work = [
@@ -131,15 +195,17 @@ def run(
     ]
     try:
         outcomes = pool.run(
-            getattr(cat, "project", None) or Snippet("").project,  # TRANSITION: cat.project
+            project,
             work,
             max(1, opts.jobs),
             opts.fork and pool_args.pop("fork", True),
             progress.start,
             progress.done,
-            preloads=warm_list(snippets),
+            preloads=preloads(snippets),
             snippet_preloads=(
-                cache.imports_by_snippet([s.key for s in snippets]) if extras is None else extras
+                cache.preloads_by_snippet(project, [s.key for s in snippets])
+                if snippet_preloads is None
+                else snippet_preloads
             ),
             **pool_args,
         )
@@ -148,8 +214,8 @@ def run(
     return {s: outcomes[s.key] for s in snippets}
 
 
-def warm_list(snippets: list[Snippet]) -> list[str]:
-    """What the zygote imports before these snippets run: the heavy packages they import."""
+def preloads(snippets: list[Snippet]) -> list[str]:
+    """What the zygote preloads before these snippets run: the heavy packages they import."""
     from docpipe.run import pool
 
     return list(pool.preloads(snippets))
@@ -160,11 +226,11 @@ def start_zygote(snippets: list[Snippet], opts: Options) -> None:
     if opts.fork:
         from docpipe.run import zygote
 
-        zygote.shared(warm_list(snippets))
+        zygote.shared(preloads(snippets))
 
 
-def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | None, str]:
-    """The files a run publishes, or None and the reason it cannot publish."""
+def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | None, Failure | None]:
+    """The files a run publishes, or None and why it cannot publish."""
     from docpipe.pages import claims
     from docpipe.run import artifacts
 
@@ -174,43 +240,58 @@ def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | No
         result.error = f"{snippet.name}: wrote into the repository: {', '.join(result.writes)}"
     if result.status != "ok":
         tail = outcome.output.decode("utf-8", "replace").splitlines()[-FAILURE_TAIL:]
-        shown = "\n".join("    " + _clip(line) for line in tail)
-        told = f"\n  its output ended with:\n{shown}" if tail else ""
-        return None, f"FAILED {result.error}{claims.broken(snippet, result)}{told}"
+        broken = claims.broken(snippet, result)
+        return None, Failure(_error(snippet, result), broken, [_clip(line) for line in tail])
     try:
-        return artifacts.build(snippet, cat.settings[snippet], outcome, env), ""
+        return artifacts.build(snippet, cat.settings[snippet], outcome, env), None
     except artifacts.OutputError as e:
-        return None, f"FAILED {e}"
+        return None, Failure(_error(snippet, None, str(e)))
+
+
+def _error(snippet: Snippet, result, message: str = "") -> Problem:
+    """A failed run's error as a Problem at the snippet line where it stopped. The run side's
+    text names that place first; the place is taken from the result's fields, and its text
+    dropped from the message (run/messages.py may one day carry the message alone)."""
+    line = (result.failed_line or None) if result is not None else None
+    text = message or result.error
+    for place in (f"{snippet.name}:{line}: ", f"{snippet.name}: "):
+        if text.startswith(place):
+            return Problem(snippet.name, line, text[len(place) :], RUN)
+    # A place the result's fields do not hold (a SyntaxError's line: execute.Result sets no
+    # failed_line for it yet): the text as it is, never read back for a path or a line.
+    return Problem("", None, text, RUN)
 
 
 def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool) -> CheckResult:
     """Run every snippet and compare what it would publish with what is committed."""
     from docpipe import verify
     from docpipe.pages.reading import pages_using
-    from docpipe.recorded import drift
+    from docpipe.recorded import drift, fingerprints
     from docpipe.run.environment import stamp
 
-    result = CheckResult(len(snippets))
+    project = cat.project
+    result = CheckResult(len(snippets), project=project)
     start_zygote(snippets, opts)
     result.problems = (
         site_problems(cat, snippets)
         if whole_site
         else preflight(cat, snippets, writing_outputs=True, records=True)
     )
-    named = {p.split(":", 1)[0] for p in result.problems}
+    named = {p.path for p in result.problems}
     runnable = [s for s in snippets if s.name not in named]  # a broken one is a problem only
     env = stamp()
     # Notebooks are compared before the runs, while the zygote imports: they read the pages
     # and the recorded files, which a check never changes.
-    notebooks = notebook_drift() if whole_site and not result.problems else []
+    notebooks = notebook_drift(project) if whole_site and not result.problems else []
     outcomes = run(runnable, cat, opts, "check")
-    on_disk = generated_index()
+    on_disk = project.generated_index()
     for snippet in runnable:
-        files, why = publishable(snippet, cat, outcomes[snippet], env)
+        files, failure = publishable(snippet, cat, outcomes[snippet], env)
         if files is None:
-            result.failed[snippet] = why
+            result.verdicts.append(Verdict(snippet.name, FAILED, snippet, failure=failure))
             continue
-        drifts = drift.compare(files, on_disk.get(snippet, set()))
+        drifts = drift.compare(project, files, on_disk.get(snippet, set()))
+        status, note = OK, ""
         if drifts:
             note = drift.environment_note(drift.recorded_environment(snippet), env)
             content = drift.without_environment(
@@ -218,117 +299,136 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
             )
             if content is not None:
                 drifts, files = content
-            if not drifts:
-                result.environment_only[snippet] = note
-                continue
-            result.drifted[snippet] = drift.report(snippet, drifts, pages_using(snippet), note)
-            result.evidence[snippet] = (drifts, files)
-    result.notebooks = notebooks
+            status = DRIFTED if drifts else ENVIRONMENT_ONLY
+        verdict = Verdict(snippet.name, status, snippet, drifts, files, environment=note)
+        if status == DRIFTED:
+            verdict.pages = pages_using(snippet)
+            verdict.since = fingerprints.since_recorded(snippet, cat.settings[snippet]).changed
+        result.verdicts.append(verdict)
+    result.verdicts += notebooks
     result.notes = [
-        f"{rel(p)}: left by a regen that was killed; the next regen removes it"
-        for p in writing.leftovers()
+        Problem(project.rel(p), None, "left by a regen that was killed; the next regen removes it")
+        for p in writing.leftovers(project)
     ]
     result.unverified = verify.unverified(runnable, cat)
     if whole_site:
         from docpipe.pages import agreement
 
-        result.claims = agreement.tally(cat=cat)
+        result.claims = agreement.tally(cat)
     return result
 
 
-def notebook_drift() -> list[str]:
-    """A report for each notebook that differs from what regen would write."""
+def notebook_drift(project: Project) -> list[Verdict]:
+    """A verdict for each notebook that differs from what regen would write."""
     from docpipe.pages import notebooks
     from docpipe.recorded import drift
 
     found = []
-    expected = notebooks.expected()
-    on_disk = set(NOTEBOOKS.glob("**/*.ipynb"))
-    waiting = {notebooks.notebook_path(p) for p in notebooks.tutorial_pages()} - set(expected)
-    for d in drift.compare(expected, on_disk - waiting):
-        detail = drift.notebook_cells(d.path) if d.problem == "differs" else ""
-        found.append(drift.notebook_report(d, detail))
+    expected = notebooks.expected(project)
+    on_disk = set(project.notebooks.glob("**/*.ipynb"))
+    waiting = {notebooks.notebook_path(project, p) for p in notebooks.tutorial_pages(project)}
+    for d in drift.compare(project, expected, on_disk - (waiting - set(expected))):
+        cells = drift.notebook_cells(project, d.path) if d.problem == "differs" else []
+        page = project.docs / d.path.relative_to(project.notebooks).with_suffix(".md")
+        found.append(
+            Verdict(project.rel(d.path), DRIFTED, drifts=[d], page=project.rel(page), cells=cells)
+        )
     return found
 
 
 def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> RegenResult:
     """Re-run what changed and rewrite its files; on a site problem, run and write nothing.
     What it writes lands all together or not at all (writing.batch)."""
-    notes = [f"removed {rel(p)} (left by a regen that was killed)" for p in writing.repair()]
-    cached, discarded = cache.load_checked()
+    project = cat.project
+    notes = [
+        f"removed {project.rel(p)} (left by a regen that was killed)"
+        for p in writing.repair(project)
+    ]
+    cached, discarded = cache.load_checked(project)
     notes += [discarded] if discarded else []
     runs = cached.setdefault("snippets", {})
     selected = [s.key for s in snippets]
-    # Stamped before anything is read: an edit saved during this regen is seen by the next.
+    # Taken before anything is read: an edit saved during this regen is seen by the next.
     taken = time.time_ns()
     recorded_inputs = {i for entry in runs.values() for i in entry.get("inputs", {})}
-    stamps = cache.tree_stamps(recorded_inputs)
-    if not force and cache.unchanged_since_last_regen(cached, stamps, selected):
+    stats = cache.tree_stats(project, recorded_inputs)
+    if not force and cache.unchanged_since_last_regen(cached, stats, selected):
         return RegenResult(unchanged=len(snippets), notes=notes)
     result = RegenResult(problems=preflight(cat, snippets, writing_outputs=True), notes=notes)
     if result.problems:
         return result
     try:
-        with writing.batch() as into:
-            _regen(snippets, cat, opts, force, cached, stamps, taken, into, result)
+        with writing.batch(project) as into:
+            _regen(snippets, cat, opts, force, cached, stats, taken, into, result)
     except writing.WriteError as e:
         done = result.ran - len(result.failed)
-        result.error = f"{e}; nothing was written ({done} snippets ran, none recorded)"
+        said = f"{e.message}; nothing was written ({done} snippets ran, none recorded)"
+        result.error = Problem(e.path or "", None, said, RUN)
         result.wrote, result.deleted = [], []
     return result
 
 
-def _regen(snippets, cat, opts, force, cached, stamps, taken, into, result) -> None:
+def _regen(snippets, cat, opts, force, cached, stats, taken, into, result) -> None:
     from docpipe.run.environment import stamp
 
+    project = cat.project
     runs = cached["snippets"]
     selected = [s.key for s in snippets]
-    digests = cache.Digests(cached.get("digests", {}))
-    on_disk = generated_index()
-    stale = [
+    digests = cache.Digests(project, cached.get("digests", {}))
+    on_disk = project.generated_index()
+    outdated = [
         s
         for s in snippets
         if force
         or not cache.fresh(cat.settings[s], runs.get(s.key), on_disk.get(s, set()), digests)
     ]
-    result.unchanged, result.ran = len(snippets) - len(stale), len(stale)
-    outcomes = run(stale, cat, opts, "regen") if stale else {}
+    result.unchanged, result.ran = len(snippets) - len(outdated), len(outdated)
+    outcomes = run(outdated, cat, opts, "regen") if outdated else {}
     env = stamp()
-    for snippet in stale:
+    for snippet in outdated:
         outcome = outcomes[snippet]
-        files, why = publishable(snippet, cat, outcome, env)
+        files, failure = publishable(snippet, cat, outcome, env)
         if files is None:
-            result.failed[snippet] = why
+            result.failed[snippet] = failure
             runs.pop(snippet.key, None)
             continue
         written = writing.replace(files, on_disk.get(snippet, set()), into)
-        result.wrote += [rel(p) for p in written]
-        # A run forked from a warm zygote cannot see what the zygote imported for it, not even
-        # with --force: what a snippet imported stays known while it exists.
-        known = runs.get(snippet.key, {}).get("imports", [])
-        imported = sorted({*known, *outcome.result.preloads})
+        result.wrote += [project.rel(p) for p in written]
+        # A run forked from a preloaded zygote cannot see what the zygote preloaded for it, not
+        # even with --force: what a snippet preloaded stays known while it exists.
+        known = runs.get(snippet.key, {}).get("preloads", [])
+        preloaded = sorted({*known, *outcome.result.preloads})
         reads = getattr(outcome.result, "reads", [])  # execute.Result.reads, once it has them
         inputs = cache.with_reads(outcome.result.inputs, reads, digests, taken)
-        runs[snippet.key] = cache.entry(inputs, cat.settings[snippet], files, imported)
-    _write_notebooks(cached.setdefault("notebooks", {}), force, set(result.failed), result, into)
+        runs[snippet.key] = cache.entry(inputs, cat.settings[snippet], files, preloaded, digests)
+    _write_notebooks(
+        project, cached.setdefault("notebooks", {}), force, set(result.failed), result, into
+    )
     cached["digests"] = {**cached.get("digests", {}), **digests.now}
     clean = not result.failed and not result.wrote and not result.kept and not result.deleted
-    cache.remember_tree(cached, stamps, taken, selected, clean)
-    into.write(cache.CACHE, (json.dumps(cached, indent=1, sort_keys=True) + "\n").encode())
+    cache.remember_tree(cached, stats, taken, selected, clean)
+    into.write(
+        cache.cache_file(project), (json.dumps(cached, indent=1, sort_keys=True) + "\n").encode()
+    )
 
 
 def _write_notebooks(
-    cached: dict, force: bool, failed: set[Snippet], result: RegenResult, into: writing.Batch
+    project: Project,
+    cached: dict,
+    force: bool,
+    failed: set[Snippet],
+    result: RegenResult,
+    into: writing.Batch,
 ):
     """Regenerate the notebooks whose page, snippets or recorded runs changed; a notebook
     showing a snippet whose run just failed keeps its old version, like the snippet's files."""
     from docpipe.pages import notebooks
     from docpipe.pages.reading import uses
 
-    wanted = {notebooks.notebook_path(p): p for p in notebooks.tutorial_pages()}
+    wanted = {notebooks.notebook_path(project, p): p for p in notebooks.tutorial_pages(project)}
     for notebook, page in sorted(wanted.items()):
-        name = rel(notebook)
-        shown = {u.snippet for u in uses(page) if u.snippet}
+        name = project.rel(notebook)
+        shown = {u.snippet for u in uses(project, page) if u.snippet}
         if failed & shown:
             result.kept.append(f"{name} as it was (a snippet it shows failed)")
             continue
@@ -336,16 +436,16 @@ def _write_notebooks(
         if unrecorded:
             result.kept.append(f"{name} as it was ({', '.join(unrecorded)} not recorded yet)")
             continue
-        if not force and cache.notebook_fresh(page, notebook, cached.get(name)):
+        if not force and cache.notebook_fresh(project, page, notebook, cached.get(name)):
             continue
-        data = notebooks.render(page)
+        data = notebooks.render(project, page)
         if into.write(notebook, data):
             result.wrote.append(name)
-        cached[name] = cache.notebook_entry(page, data)
-    for orphan in sorted(set(NOTEBOOKS.glob("**/*.ipynb")) - set(wanted)):
+        cached[name] = cache.notebook_entry(project, page, data)
+    for orphan in sorted(set(project.notebooks.glob("**/*.ipynb")) - set(wanted)):
         into.delete(orphan)
-        cached.pop(rel(orphan), None)
-        result.deleted.append(rel(orphan))
+        cached.pop(project.rel(orphan), None)
+        result.deleted.append(project.rel(orphan))
 
 
 def audit(snippets: list[Snippet], cat: Catalog, opts: Options) -> AuditResult:
@@ -355,18 +455,19 @@ def audit(snippets: list[Snippet], cat: Catalog, opts: Options) -> AuditResult:
     from docpipe.run import reader
     from docpipe.run.environment import stamp
 
+    project = cat.project
     result = AuditResult(len(snippets))
     env = stamp()
     first = run(snippets, cat, opts, "audit 1/3")
     other_threads = 1 if default_jobs() // max(1, opts.jobs) > 1 else 2
     second = run(snippets, cat, opts, "audit 2/3", fork=False, threads=other_threads, hash_seed="1")
     for snippet in snippets:
-        a, why_a = publishable(snippet, cat, first[snippet], env)
-        b, why_b = publishable(snippet, cat, second[snippet], env)
+        a, failure_a = publishable(snippet, cat, first[snippet], env)
+        b, failure_b = publishable(snippet, cat, second[snippet], env)
         if a is None or b is None:
-            result.unstable[snippet] = why_a or why_b
+            result.failed[snippet] = failure_a or failure_b
             continue
-        diffs = [drift.unified(p, a[p], b.get(p, b"")) for p in a if a[p] != b.get(p)]
+        diffs = [drift.unified(project.rel(p), a[p], b.get(p, b"")) for p in a if a[p] != b.get(p)]
         if diffs:
             result.unstable[snippet] = "".join(diffs).rstrip()
     for snippet, (verdict, detail) in reader.compare_all(snippets, cat, opts.jobs).items():

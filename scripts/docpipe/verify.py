@@ -26,24 +26,25 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
-from docpipe.project import ROOT, Snippet, generated_index, rel
+from docpipe.problems import RUN, DocpipeError
+from docpipe.project import Project, Snippet
 
-VERIFIED = ROOT / "verified"
-VENVS = ROOT / ".cache" / "verify"
 SAME, DIFFERS, FAILED, STALE = "same", "differs", "failed", "not verified"
 HELD, BROKE, NOT_RUN = "held", "failed", "not run"
 
 
-class VerifyError(Exception):
+class VerifyError(DocpipeError):
     """The verification could not run (its venv, its install); the message says why."""
 
-
-def result_path(version: str, root: Path | None = None) -> Path:
-    return (root or VERIFIED) / f"torch-{version}.json"
+    kind = RUN
 
 
-def venv_path(version: str) -> Path:
-    return VENVS / f"torch-{version}"
+def result_path(project: Project, version: str) -> Path:
+    return project.verified / f"torch-{version}.json"
+
+
+def venv_path(project: Project, version: str) -> Path:
+    return project.cache_dir / "verify" / f"torch-{version}"
 
 
 def command(version: str) -> str:
@@ -53,13 +54,13 @@ def command(version: str) -> str:
 # ---- the environment -------------------------------------------------------------------------
 
 
-def requirements(version: str, pyproject: Path | None = None) -> list[str]:
+def requirements(project: Project, version: str) -> list[str]:
     """What the venv of a version gets: that torch, and every other run dependency as pinned."""
     from packaging.requirements import Requirement
 
     from docpipe.recorded.versions import PYPROJECT
 
-    config = tomllib.loads((pyproject or PYPROJECT).read_text(encoding="utf-8"))
+    config = tomllib.loads((project.root / PYPROJECT).read_text(encoding="utf-8"))
     run = config["project"]["optional-dependencies"]["run"]
     # The runner reads sections with pymdownx's grammar, and a snippet may use what the site
     # uses (snippets/authoring/drift_report.py runs the check): the site's dependencies too.
@@ -67,17 +68,20 @@ def requirements(version: str, pyproject: Path | None = None) -> list[str]:
     return [f"torch=={version}", *(r for r in run if Requirement(r).name != "torch"), *site]
 
 
-def ensure_venv(version: str, say=print) -> tuple[Path, float]:
+def ensure_venv(project: Project, version: str, say=print) -> tuple[Path, float]:
     """The venv's python (built when missing or when its requirements changed), and the
     seconds its install took (0 when it was there)."""
-    venv = venv_path(version)
+    venv = venv_path(project, version)
     python = venv / "bin" / "python"
-    wanted = "\n".join(requirements(version)) + "\n"
+    wanted = "\n".join(requirements(project, version)) + "\n"
     done = venv / "docpipe-requirements.txt"
     if python.exists() and done.is_file() and done.read_text() == wanted:
         return python, 0.0
     started = time.perf_counter()
-    say(f"verify {version}: installing torch=={version} and the run dependencies into {rel(venv)}")
+    say(
+        f"verify {version}: installing torch=={version} and the run dependencies into"
+        f" {project.rel(venv)}"
+    )
     steps = [
         [sys.executable, "-m", "venv", str(venv)],
         [str(python), "-m", "pip", "install", "--quiet", *wanted.split()],
@@ -94,23 +98,23 @@ def ensure_venv(version: str, say=print) -> tuple[Path, float]:
 # ---- the child: runs in the venv of the other version ---------------------------------------
 
 
-def child(out: Path, jobs: int) -> None:
+def child(project: Project, out: Path, jobs: int) -> None:
     """Run every snippet in this interpreter's torch; write what each would publish, stamped
     with its recording's environment (so that only content can differ), or why it failed."""
     import docpipe.run.preload  # noqa: F401  (the zygote's preloads: a missing package fails here)
-    from docpipe import catalog, pipeline
+    from docpipe import pipeline
     from docpipe.recorded.drift import recorded_environment
     from docpipe.run import artifacts
     from docpipe.run.environment import stamp
     from docpipe.run.machine import fork_available
 
-    cat = catalog.load()
+    cat = catalog.load(project)
     opts = pipeline.Options(jobs=jobs, fork=fork_available())
     # Nothing warmed beyond the heavy packages: what a snippet imports lazily is imported in its
     # own process, as in a reader's, whatever this checkout's cache holds. (Under torch 2.14.1
     # a lazy import in training/forward_mode.py warns that torch.jit.script is deprecated; a
     # zygote that had warmed it kept the warning out of the run in one checkout, not another.)
-    outcomes = pipeline.run(cat.snippets, cat, opts, "verify", extras={})
+    outcomes = pipeline.run(cat.snippets, cat, opts, "verify", snippet_preloads={})
     found = {}
     for snippet in cat.snippets:
         outcome = outcomes[snippet]
@@ -130,7 +134,7 @@ def child(out: Path, jobs: int) -> None:
         except artifacts.OutputError as e:
             found[snippet.name] = {"status": "error", "error": str(e), "failed_section": None}
             continue
-        texts = {rel(p): data.decode("utf-8") for p, data in files.items()}
+        texts = {project.rel(p): data.decode("utf-8") for p, data in files.items()}
         found[snippet.name] = {"status": "ok", "files": texts}
     out.write_text(json.dumps({"environment": stamp(), "snippets": found}), encoding="utf-8")
 
@@ -151,24 +155,15 @@ def recorded_digest(snippet: Snippet, on_disk: set[Path] | None = None) -> str:
                 data = replace(load(snippet), environment={}).to_bytes()
             except RecordError:
                 pass
-        digest.update(f"{rel(path)}\0{len(data)}\0".encode() + data)
+        digest.update(f"{snippet.project.rel(path)}\0{len(data)}\0".encode() + data)
     return digest.hexdigest()
 
 
 def recorded_files(snippet: Snippet) -> set[Path]:
-    """The snippet's generated files on disk (by the naming rule, its key's last part holds no
-    dot: <name>.txt, <name>.json, <name>.<figure>.svg), without walking docs/generated/."""
-    name = snippet.record.stem
-    return {p for p in snippet.record.parent.glob(f"{name}.*") if p.name.split(".")[0] == name}
-
-
-def recorded_inputs(snippet: Snippet) -> dict[str, str]:
-    from docpipe.recorded.record import RecordError, load
-
-    try:
-        return dict(load(snippet).inputs)
-    except RecordError:
-        return {}
+    """The snippet's generated files on disk, by the naming rule (Project.owner), without
+    walking docs/generated/."""
+    candidates = snippet.record.parent.glob(f"{snippet.record.stem}.*")
+    return {p for p in candidates if p.is_file() and snippet.project.owner(p) == snippet}
 
 
 def cited_claims(snippet: Snippet) -> list[str]:
@@ -177,7 +172,8 @@ def cited_claims(snippet: Snippet) -> list[str]:
     from docpipe.pages.reading import markdown_pages
     from docpipe.sections import SectionError, find_sections
 
-    cited = {c.section for page in markdown_pages() for c in find(page) if c.snippet == snippet}
+    pages = markdown_pages(snippet.project.docs)
+    cited = {c.section for page in pages for c in find(page) if c.snippet == snippet}
     try:
         order = list(find_sections(snippet.source.read_text(encoding="utf-8"), snippet.name))
     except (OSError, SectionError):
@@ -187,11 +183,12 @@ def cited_claims(snippet: Snippet) -> list[str]:
 
 def judge(snippet: Snippet, ran: dict, on_disk: set[Path]) -> dict:
     """One snippet's entry: its verdict, its differences, and which of its claims held."""
-    from docpipe.recorded import drift
+    from docpipe.recorded import drift, fingerprints
 
+    project = snippet.project
     entry: dict = {
         "recorded": recorded_digest(snippet, on_disk),
-        "inputs": recorded_inputs(snippet),
+        "inputs": fingerprints.recorded(snippet) or {},
     }
     claims = cited_claims(snippet)
     if ran["status"] != "ok":
@@ -202,13 +199,13 @@ def judge(snippet: Snippet, ran: dict, on_disk: set[Path]) -> dict:
             c: HELD if c in held else BROKE if c == failed else NOT_RUN for c in claims
         }
         return entry
-    files = {ROOT / name: text.encode() for name, text in ran["files"].items()}
-    drifts = drift.compare(files, on_disk)
+    files = {project.root / name: text.encode() for name, text in ran["files"].items()}
+    drifts = drift.compare(project, files, on_disk)
     entry["verdict"] = DIFFERS if drifts else SAME
     if drifts:
         entry["differences"] = [
             {
-                "file": rel(d.path),
+                "file": project.rel(d.path),
                 "problem": d.problem,
                 "diff": d.diff,
                 "lines": [[c.line, c.recorded, c.actual] for c in d.changes],
@@ -219,21 +216,22 @@ def judge(snippet: Snippet, ran: dict, on_disk: set[Path]) -> dict:
     return entry
 
 
-def verify(version: str, jobs: int, say=print) -> tuple[dict, dict[str, float]]:
+def verify(project: Project, version: str, jobs: int, say=print) -> tuple[dict, dict[str, float]]:
     """Run every snippet under torch `version` and judge each; nothing is written. Returns
     the verification and how long its parts took (install, run)."""
-    from docpipe import catalog
+    from docpipe import PACKAGE
     from docpipe.recorded.versions import pin
 
-    python, installed = ensure_venv(version, say)
+    python, installed = ensure_venv(project, version, say)
     started = time.perf_counter()
-    out = venv_path(version) / "verify-run.json"
+    out = venv_path(project, version) / "verify-run.json"
     out.unlink(missing_ok=True)
-    say(f"verify {version}: running every snippet under {rel(python)}")
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
+    say(f"verify {version}: running every snippet under {project.rel(python)}")
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE.parent)}
+    child_args = ["--child", str(out), "--jobs", str(jobs), "--root", str(project.root)]
     run = subprocess.run(
-        [str(python), "-m", "docpipe.verify", "--child", str(out), "--jobs", str(jobs)],
-        cwd=ROOT,
+        [str(python), "-m", "docpipe.verify", *child_args],
+        cwd=project.root,
         env=env,
         capture_output=True,
         text=True,
@@ -243,9 +241,9 @@ def verify(version: str, jobs: int, say=print) -> tuple[dict, dict[str, float]]:
         raise VerifyError(f"verify {version}: the run under torch {version} failed:\n{tail}")
     child_result = json.loads(out.read_text(encoding="utf-8"))
     seconds = time.perf_counter() - started
-    cat = catalog.load()
-    on_disk = generated_index()
-    pinned = pin()
+    cat = catalog.load(project)
+    on_disk = project.generated_index()
+    pinned = pin(project)
     snippets = {
         s.name: judge(s, child_result["snippets"][s.name], on_disk.get(s, set()))
         for s in cat.snippets
@@ -289,8 +287,8 @@ class Status:
         return self.entry.get("differences", []) if self.verdict == DIFFERS else []
 
 
-def load(version: str, root: Path | None = None) -> dict | None:
-    path = result_path(version, root)
+def load(project: Project, version: str) -> dict | None:
+    path = result_path(project, version)
     if not path.is_file():
         return None
     return _load(path, path.stat().st_mtime_ns)
@@ -304,12 +302,12 @@ def _load(path: Path, mtime: int) -> dict | None:
         return None
 
 
-def versions() -> tuple[str, ...]:
+def versions(project: Project) -> tuple[str, ...]:
     """The versions the site is verified with: pyproject.toml's list."""
     from docpipe.recorded.versions import PinError, pin
 
     try:
-        pinned = pin()
+        pinned = pin(project)
     except PinError:
         return ()
     return pinned.verify if pinned else ()
@@ -318,15 +316,15 @@ def versions() -> tuple[str, ...]:
 def status(snippet: Snippet, version: str, settings=None) -> Status:
     """Whether the committed verification of `version` still holds for the snippet: it does
     unless the snippet, its inputs or its recording changed since it was verified."""
-    from docpipe.recorded import fingerprints as sources
+    from docpipe.recorded import fingerprints
 
-    verification = load(version)
+    verification = load(snippet.project, version)
     entry = (verification or {}).get("snippets", {}).get(snippet.name)
     if not entry or entry.get("recorded") != recorded_digest(snippet):
         return Status(version, STALE)
     if settings is not None and entry.get("inputs"):
-        now = sources.current(snippet, settings, entry["inputs"])
-        if sources.changed(entry["inputs"], now):
+        now = fingerprints.current(snippet, settings, entry["inputs"])
+        if fingerprints.changed(entry["inputs"], now):
             return Status(version, STALE)
     return Status(version, entry["verdict"], entry)
 
@@ -334,18 +332,19 @@ def status(snippet: Snippet, version: str, settings=None) -> Status:
 def unverified(snippets: list[Snippet], cat) -> dict[str, list[Snippet]]:
     """For each verified version, the snippets its committed verification no longer covers."""
     found = {}
-    for version in versions():
-        stale = [s for s in snippets if status(s, version, cat.settings[s]).verdict == STALE]
-        if stale:
-            found[version] = stale
+    for version in versions(cat.project):
+        outdated = [s for s in snippets if status(s, version, cat.settings[s]).verdict == STALE]
+        if outdated:
+            found[version] = outdated
     return found
 
 
 def unverified_report(found: dict[str, list[Snippet]], total: int) -> list[str]:
     out = []
     for version, stale in found.items():
-        what = "was never verified" if load(version) is None else "changed since its verification"
-        if len(stale) == total and load(version) is None:
+        never = load(stale[0].project, version) is None
+        what = "was never verified" if never else "changed since its verification"
+        if len(stale) == total and never:
             names = "every snippet"
         else:
             names = ", ".join(s.name for s in stale)
@@ -380,13 +379,13 @@ def summary(verification: dict) -> list[str]:
     return out
 
 
-def command_line(wanted: list[str], check: bool, jobs: int) -> int:
+def command_line(project: Project, wanted: list[str], check: bool, jobs: int) -> int:
     """`regen.py --verify [VERSION ...] [--check]`: exit 0 when written (or, with --check,
     when the committed verification says what a fresh run finds), 1 otherwise, 2 when there
     is nothing to verify."""
     from docpipe.recorded import writing
 
-    chosen = wanted or list(versions())
+    chosen = wanted or list(versions(project))
     if not chosen:
         print("error: no version to verify: name one, or list them in pyproject.toml's"
               " [tool.autograd-docs] verify", file=sys.stderr)  # fmt: skip
@@ -402,34 +401,36 @@ def command_line(wanted: list[str], check: bool, jobs: int) -> int:
     status = 0
     for version in chosen:
         try:
-            verification, took = verify(version, jobs, say=lambda m: print(m, file=sys.stderr))
+            say = lambda m: print(m, file=sys.stderr)  # noqa: E731
+            verification, took = verify(project, version, jobs, say=say)
         except VerifyError as e:
             print(f"error: {e}", file=sys.stderr)
             return 1
         for line in summary(verification):
             print(line)
         print(f"  install {took['install']:.0f} s, run and compare {took['run']:.1f} s")
-        path = result_path(version)
+        path = result_path(project, version)
+        where = project.rel(path)
         if not check:
             try:
-                with writing.batch() as written:
+                with writing.batch(project) as written:
                     written.write(path, to_bytes(verification))
             except writing.WriteError as e:
                 print(f"error: {e}", file=sys.stderr)
                 return 1
-            print(f"wrote {rel(path)}")
+            print(f"wrote {where}")
             continue
-        committed = load(version)
+        committed = load(project, version)
         if committed is None:
-            print(f"VERIFY {rel(path)} is missing; write it with: {command(version)}")
+            print(f"VERIFY {where} is missing; write it with: {command(version)}")
             status = 1
             continue
         fresh, old = verdicts(verification), verdicts(committed)
         moved = sorted(n for n in fresh.keys() | old.keys() if fresh.get(n) != old.get(n))
         for name in moved:
-            print(f"VERIFY {name}: {rel(path)} does not say what a run under {version} finds")
+            print(f"VERIFY {name}: {where} does not say what a run under {version} finds")
         if moved:
-            print(f"fix: {command(version)}, then review and commit {rel(path)}")
+            print(f"fix: {command(version)}, then review and commit {where}")
             status = 1
     return status
 
@@ -441,8 +442,9 @@ def _child_main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--child", required=True)
     p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--root", required=True)
     args = p.parse_args(argv)
-    child(Path(args.child), args.jobs)
+    child(Project(args.root), Path(args.child), args.jobs)
     return 0
 
 

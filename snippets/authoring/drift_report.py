@@ -4,11 +4,14 @@
 import contextlib
 import io
 
-from docpipe.recorded import drift
+from docpipe.cli import default_project
+from docpipe.formats import terminal
 from docpipe.pages.reading import pages_using
-from docpipe.project import Snippet
+from docpipe.pipeline import DRIFTED, Verdict
+from docpipe.recorded import drift
 
-snippet = Snippet("examples/fit_line")
+project = default_project()  # the repository this runner belongs to
+snippet = project.snippet("examples/fit_line")
 source = snippet.source.read_text()
 
 
@@ -26,6 +29,9 @@ lr_after = lr_before / 2
 changed = source.replace(f"lr = {lr_before:g}", f"lr = {lr_after:g}", 1)
 assert changed != source, "the learning rate line was not found"
 actual, _ = run(changed)
-diff = drift.unified(snippet.output, recorded, actual)
+diff = drift.unified(project.rel(snippet.output), recorded, actual)
 drifts = [drift.Drift(snippet.output, "differs", diff)]
-print(drift.report(snippet, drifts, pages_using(snippet), ""))
+verdict = Verdict(
+    snippet.name, DRIFTED, snippet, drifts, pages=pages_using(snippet)
+)
+print(terminal.report(verdict))

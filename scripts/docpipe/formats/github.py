@@ -9,59 +9,54 @@ someone edited it by hand.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 
-from docpipe import catalog
-from docpipe.formats.findings import Finding
-from docpipe.project import ROOT, Snippet, rel
-from docpipe.recorded import fingerprints as sources
+from docpipe.formats import terminal
 from docpipe.recorded import versions
 from docpipe.recorded.drift import marked, with_marks
+from docpipe.recorded.record import Record, RecordError, load
 from docpipe.sections import SectionError, find_sections
 
-LOCATION = re.compile(r"((?:snippets|scripts|docs)/[\w/.-]+):(\d+)")
-HUNK = re.compile(r"^@@ -(\d+)")
+
+def annotate(result) -> None:
+    """An `::error` workflow command per failure, drift, environment group and problem."""
+    for v in result.verdicts:
+        if v.status in ("failed", "drifted"):
+            file, line, message = _where(v)
+            print(_command(message, file=file, line=line, title=f"{v.subject} {v.status}"))
+    for group in terminal.environment_groups(result.verdicts).values():
+        file, line = _pin(group)
+        title = (
+            f"{len(group)} snippets (environment stamp only) differ from their recordings only"
+            " in the environment stamp"
+        )
+        report = terminal.environment_reports(group)[0]
+        print(_command(report, file=file, line=line, title=title))
+    for problem in result.problems:
+        where = {"file": problem.path} if problem.path else {}
+        where |= {"line": problem.line} if problem.path and problem.line else {}
+        print(_command(str(problem), **where))
 
 
-def annotate(findings: list[Finding], problems: list[str]) -> None:
-    for f in findings:
-        file, line, message = _where(f)
-        verb = "failed" if f.failed else "drifted"
-        if f.environment_only:
-            verb = "differ from their recordings only in the environment stamp"
-        print(_command(message, file=file, line=line, title=f"{f.subject} {verb}"))
-    for problem in problems:
-        m = LOCATION.match(problem)
-        print(_command(problem, file=m[1], line=m[2]) if m else _command(problem))
-
-
-def summarise(findings: list[Finding], problems: list[str], checked: int) -> None:
+def summarise(result) -> None:
     path = os.environ.get("GITHUB_STEP_SUMMARY")
     if not path:
         return
     with open(path, "a", encoding="utf-8") as summary:
-        summary.write(summary_markdown(findings, problems, checked))
+        summary.write(summary_markdown(result))
 
 
-def summary_markdown(findings: list[Finding], problems: list[str], checked: int) -> str:
-    failed = sum(f.failed for f in findings)
-    stamp_only = sum(len(f.environment_only) for f in findings)
-    drifted = len(findings) - failed - sum(bool(f.environment_only) for f in findings)
-    if not findings and not problems:
-        return f"## Snippet check: all {checked} snippets match their recordings\n\n"
-    counts = (
-        f"{drifted} drifted"
-        + (f", {stamp_only} differ only in the environment stamp" if stamp_only else "")
-        + f", {failed} failed"
-        + (f", {len(problems)} site problems" if problems else "")
-    )
-    out = [f"## Snippet check: {counts} ({checked} snippets checked)\n"]
-    for f in findings:
-        out.append(
-            _failure(f) if f.failed else _environment(f) if f.environment_only else _drift(f)
-        )
+def summary_markdown(result) -> str:
+    problems = result.problems
+    shown = [v for v in result.verdicts if v.status in ("failed", "drifted")]
+    groups = terminal.environment_groups(result.verdicts)
+    if not shown and not groups and not problems:
+        return f"## Snippet check: all {result.checked} snippets match their recordings\n\n"
+    counts = terminal.counts(result) + (f", {len(problems)} site problems" if problems else "")
+    out = [f"## Snippet check: {counts} ({result.checked} snippets checked)\n"]
+    out += [_failure(v) if v.status == "failed" else _drift(v) for v in _ordered(shown)]
+    out += [_environment(note, group) for note, group in groups.items()]
     if problems:
         out.append("### Site problems\n")
         out += [f"- `{p}`" for p in problems]
@@ -69,130 +64,116 @@ def summary_markdown(findings: list[Finding], problems: list[str], checked: int)
     return "\n".join(out) + "\n"
 
 
-def _drift(f: Finding) -> str:
-    out = [f"### `{f.subject}` drifted\n"]
-    if f.pages:
-        out.append("Shown on " + ", ".join(_link(p) for p in f.pages) + ".\n")
-    if f.env_note:
-        out.append(f"The recording's environment differs: {f.env_note}.\n")
+def _ordered(verdicts: list) -> list:
+    """Failures first, then drifted snippets, then notebooks (as the terminal lists them)."""
+    return sorted(verdicts, key=lambda v: (v.status != "failed", v.snippet is None, v.subject))
+
+
+def _drift(v) -> str:
+    out = [f"### `{v.subject}` drifted\n"]
+    if v.pages:
+        out.append("Shown on " + ", ".join(_link(p) for p in v.pages) + ".\n")
+    if v.environment:
+        out.append(f"The recording's environment differs: {v.environment}.\n")
     figures = False
-    for d in f.drifts:
-        name = rel(d.path)
-        if d.problem == "missing":
-            out.append(f"`{name}` is missing (the run produces it).\n")
-        elif d.problem == "stale":
-            out.append(f"`{name}` is stale (the run no longer produces it).\n")
-        elif d.path.suffix == ".svg":
-            figures = True
-            out.append(f"`{name}`: the figure differs.\n")
-        else:
-            out.append(f"`{name}` differs from the actual run:\n")
-            out.append(_fenced("diff", d.diff))
-            for line, old, new in marked(d):
-                out.append(f"Line {line}, what changed between \u00ab and \u00bb:\n")
-                text = f"recorded: {with_marks(old)}\nrun:      {with_marks(new)}"
-                out.append(_fenced("text", text))
+    if v.snippet is None:  # a notebook: its report is all there is
+        out.append(_fenced("text", terminal.report(v)))
+    else:
+        rel = v.snippet.project.rel
+        for d in v.drifts:
+            name = rel(d.path)
+            if d.problem == "missing":
+                out.append(f"`{name}` is missing (the run produces it).\n")
+            elif d.problem == "stale":
+                out.append(f"`{name}` is stale (the run no longer produces it).\n")
+            elif d.path.suffix == ".svg":
+                figures = True
+                out.append(f"`{name}`: the figure differs.\n")
+            else:
+                out.append(f"`{name}` differs from the actual run:\n")
+                out.append(_fenced("diff", d.diff))
+                for line, old, new in marked(d):
+                    out.append(f"Line {line}, what changed between \u00ab and \u00bb:\n")
+                    text = f"recorded: {with_marks(old)}\nrun:      {with_marks(new)}"
+                    out.append(_fenced("text", text))
     if figures:
         out.append(
             "The drift report (`--check --report DIR`; CI uploads it as an artifact) shows "
             "each figure beside its recording.\n"
         )
-    if not f.drifts:  # a notebook: its report is all there is
-        out.append(_fenced("text", f.report))
-    out.append(f"**Fix:** `{f.fix}`, then review the diff and commit it.\n")
+    out.append(f"**Fix:** `{terminal.fix(v)}`, then review the diff and commit it.\n")
     return "\n".join(out)
 
 
-def _environment(f: Finding) -> str:
+def _environment(note: str, group: list) -> str:
     """Said once for every snippet whose files differ only in the environment stamp."""
-    listed = ", ".join(f"`{name}`" for name in f.environment_only)
+    listed = ", ".join(f"`{v.subject}`" for v in group)
     return "\n".join(
         [
-            f"### Only the environment stamp differs ({len(f.environment_only)} snippets)\n",
-            f"The recordings' environment differs: {f.env_note}. Their output, values, figures"
+            f"### Only the environment stamp differs ({len(group)} snippets)\n",
+            f"The recordings' environment differs: {note}. Their output, values, figures"
             f" and claims are the same: {listed}.\n",
-            f"**Fix:** {f.fix}.\n",
+            f"**Fix:** {terminal.ENVIRONMENT_FIX}.\n",
         ]
     )
 
 
-def _failure(f: Finding) -> str:
+def _failure(v) -> str:
     return "\n".join(
         [
-            f"### `{f.subject}` failed\n",
+            f"### `{v.subject}` failed\n",
             "Nothing was compared: the run itself failed.\n",
-            _fenced("text", f.report),
+            _fenced("text", terminal.report(v)),
         ]
     )
 
 
-def _where(f: Finding) -> tuple[str, int, str]:
+def _where(v) -> tuple[str, int, str]:
     """The file and line an annotation points at, and its message."""
-    if f.failed:
-        m = LOCATION.search(f.error)
-        if m and (ROOT / m[1]).is_file():
-            return m[1], int(m[2]), f.report
-        return f.subject, 1, f.report
-    if f.environment_only:  # on the pin, which names the torch the records should have
-        pinned = versions.pin()
-        if pinned:
-            return rel(pinned.path), pinned.line, f.report
-        return f.environment_only[0], 1, f.report
-    if not f.subject.endswith(".py"):  # a notebook
-        return f.subject, 1, f.report
-    snippet = Snippet.from_path(f.subject)
-    hand_edited = next((d for d in f.drifts if d.problem == "differs"), None)
-    if hand_edited and not f.env_note and _unchanged_since_recorded(snippet):
-        line = _first_changed_line(hand_edited.diff)
-        name = rel(hand_edited.path)
+    report = terminal.report(v)
+    if v.status == "failed":
+        return v.error.path or v.subject, v.error.line or 1, report
+    if v.snippet is None:  # a notebook
+        return v.subject, 1, report
+    snippet, fix = v.snippet, terminal.fix(v)
+    hand_edited = next((d for d in v.drifts if d.problem == "differs"), None)
+    if hand_edited and not v.environment and v.since == []:
+        name = snippet.project.rel(hand_edited.path)
         message = (
-            f"{name} differs from a real run of {f.subject}, which has not changed since it was "
+            f"{name} differs from a real run of {v.subject}, which has not changed since it was "
             f"recorded: the file was edited by hand. Generated files are never edited; "
-            f"fix: {f.fix}\n\n{f.report}"
+            f"fix: {fix}\n\n{report}"
         )
-        return name, line, message
+        return name, hand_edited.first_line, message
     message = (
-        f"What {f.subject} publishes no longer matches its recording. If the change is "
-        f"intended, run {f.fix}, review the diff and commit it.\n\n{f.report}"
+        f"What {v.subject} publishes no longer matches its recording. If the change is "
+        f"intended, run {fix}, review the diff and commit it.\n\n{report}"
     )
-    return f.subject, _changed_section_line(snippet, f), message
+    return v.subject, _changed_section_line(v), message
 
 
-def _unchanged_since_recorded(snippet: Snippet) -> bool:
+def _pin(group: list) -> tuple[str, int]:
+    """Where environment-only drift points: the pin, which names the torch the records
+    should have been made with."""
     try:
-        recorded = json.loads(snippet.record.read_text(encoding="utf-8")).get("inputs")
-        settings = catalog.load().settings[snippet]
-    except (OSError, ValueError, KeyError, catalog.CatalogError):
-        return False
-    if not recorded:
-        return False
-    return not sources.changed(recorded, sources.current(snippet, settings, recorded))
+        pinned = versions.pin(group[0].snippet.project)
+    except versions.PinError:
+        pinned = None
+    return (pinned.path, pinned.line) if pinned else (group[0].subject, 1)
 
 
-def _changed_section_line(snippet: Snippet, f: Finding) -> int:
+def _changed_section_line(v) -> int:
     """The first line of the first section whose output changed (1 if none did)."""
+    snippet = v.snippet
     try:
-        old = dict(json.loads(snippet.record.read_text(encoding="utf-8"))["sections"])
-        new = dict(json.loads(f.actual[snippet.record])["sections"])
+        old = dict(load(snippet).sections)
+        new = dict(Record.from_bytes(v.files[snippet.record], snippet.name).sections)
         spans = find_sections(snippet.source.read_text(encoding="utf-8"), snippet.name)
-    except (OSError, ValueError, KeyError, TypeError, SectionError):
+    except (OSError, KeyError, RecordError, SectionError):
         return 1
     for section, output in new.items():
         if old.get(section) != output and section in spans:
             return spans[section][0]
-    return 1
-
-
-def _first_changed_line(diff: str) -> int:
-    """The recorded file's first changed line, read from its unified diff."""
-    line = 1
-    for text in diff.splitlines()[2:]:
-        if m := HUNK.match(text):
-            line = int(m[1])
-        elif text.startswith(("-", "+")):
-            return line
-        else:
-            line += 1
     return 1
 
 

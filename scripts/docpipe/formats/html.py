@@ -16,41 +16,50 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-from docpipe.formats.findings import Finding
-from docpipe.project import rel
+from docpipe.formats import terminal
+from docpipe.project import THEMES as PALETTES
 from docpipe.recorded.drift import Drift, marked
 
 THEMES = {"light": "Light palette", "dark": "Dark palette"}
+assert tuple(THEMES) == PALETTES  # the palettes the naming rule draws every figure in
 # Nothing but what the page holds: its own style and script, and images from data: URIs.
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
 
 
-def write(findings: list[Finding], problems: list[str], checked: int, directory: Path) -> Path:
+def write(result, directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / "index.html"
-    path.write_text(page(findings, problems, checked), encoding="utf-8")
+    path.write_text(page(result), encoding="utf-8")
     return path
 
 
-def page(findings: list[Finding], problems: list[str], checked: int) -> str:
-    failed = sum(f.failed for f in findings)
-    stamp_only = sum(len(f.environment_only) for f in findings)
-    drifted = len(findings) - failed - sum(bool(f.environment_only) for f in findings)
-    counts = (
-        f"{drifted} drifted"
-        + (f", {stamp_only} differ only in the environment stamp" if stamp_only else "")
-        + f", {failed} failed, {len(problems)} site problems"
-    )
+def page(result) -> str:
+    """The report of a check (pipeline.CheckResult): failures, drift, then the snippets that
+    differ only in the environment stamp (one card per way it differs), then site problems."""
+    problems, checked = result.problems, result.checked
+    counts = f"{terminal.counts(result)}, {len(problems)} site problems"
     where = os.environ.get("GITHUB_SHA", "")
-    contents = "".join(
-        f'<li><a href="#f{i}">{_badge(f)} <code>{_e(f.subject)}</code></a></li>'
-        for i, f in enumerate(findings)
+    shown = sorted(
+        (v for v in result.verdicts if v.status in ("failed", "drifted")),
+        key=lambda v: (v.status != "failed", v.snippet is None, v.subject),
     )
-    body = "".join(_finding(i, f) for i, f in enumerate(findings))
+    cards = [(_badge(v.status), v.subject, _verdict(v)) for v in shown]
+    for note, group in terminal.environment_groups(result.verdicts).items():
+        subject = f"{len(group)} snippets (environment stamp only)"
+        cards.append((_badge("environment-only"), subject, _environment(note, group)))
+    contents = "".join(
+        f'<li><a href="#f{i}">{badge} <code>{_e(subject)}</code></a></li>'
+        for i, (badge, subject, _) in enumerate(cards)
+    )
+    body = "".join(
+        f'<section class="card" id="f{i}"><h2>{badge} <code>{_e(subject)}</code></h2>{inner}'
+        "</section>"
+        for i, (badge, subject, inner) in enumerate(cards)
+    )
     if problems:
-        items = "".join(f"<li><code>{_e(p)}</code></li>" for p in problems)
+        items = "".join(f"<li><code>{_e(str(p))}</code></li>" for p in problems)
         body += f'<section class="card"><h2>Site problems</h2><ul>{items}</ul></section>'
-    if not findings and not problems:
+    if not cards and not problems:
         body = '<section class="card"><h2>No drift</h2><p>Every snippet checked matches its recording.</p></section>'  # noqa: E501
     return TEMPLATE.format(
         counts=_e(counts),
@@ -64,57 +73,61 @@ def page(findings: list[Finding], problems: list[str], checked: int) -> str:
     )
 
 
-def _finding(index: int, f: Finding) -> str:
-    parts = [
-        f'<section class="card" id="f{index}"><h2>{_badge(f)} <code>{_e(f.subject)}</code></h2>'
-    ]
-    if f.pages:
-        parts.append("<p>Shown on " + ", ".join(f"<code>{_e(p)}</code>" for p in f.pages) + ".</p>")
-    if f.env_note:
-        parts.append(f"<p class='note'>The recording's environment differs: {_e(f.env_note)}.</p>")
-    if f.environment_only:
-        names = ", ".join(f"<code>{_e(n)}</code>" for n in f.environment_only)
+def _environment(note: str, group: list) -> str:
+    names = ", ".join(f"<code>{_e(v.subject)}</code>" for v in group)
+    return (
+        f"<p class='note'>The recording's environment differs: {_e(note)}.</p>"
+        f"<p>Only the environment stamp differs; the output, values, figures and claims of"
+        f" these snippets are the same: {names}.</p>"
+        f"<p class='fix'>Fix: {_e(terminal.ENVIRONMENT_FIX)}.</p>"
+    )
+
+
+def _verdict(v) -> str:
+    parts = []
+    if v.pages:
+        parts.append("<p>Shown on " + ", ".join(f"<code>{_e(p)}</code>" for p in v.pages) + ".</p>")
+    if v.environment:
         parts.append(
-            f"<p>Only the environment stamp differs; the output, values, figures and claims of"
-            f" these snippets are the same: {names}.</p><p class='fix'>Fix: {_e(f.fix)}.</p>"
+            f"<p class='note'>The recording's environment differs: {_e(v.environment)}.</p>"
         )
-        return "".join(parts) + "</section>"
-    if f.failed:
+    if v.status == "failed":
         parts.append("<p>The run failed, so nothing was compared:</p>")
-        parts.append(f"<pre>{_e(f.report)}</pre>")
-    elif not f.drifts:  # a notebook: its report is what there is
-        parts.append(f"<pre>{_e(f.report)}</pre>")
+        parts.append(f"<pre>{_e(terminal.report(v))}</pre>")
+        return "".join(parts)
+    if v.snippet is None:  # a notebook: its report is what there is
+        parts.append(f"<pre>{_e(terminal.report(v))}</pre>")
+        return "".join(parts)
+    rel = v.snippet.project.rel
     figures: dict[str, dict[str, Drift]] = defaultdict(dict)
-    for d in f.drifts:
-        if d.path.suffix == ".svg":
-            name, theme = _figure_name(d.path)
+    for d in v.drifts:
+        found = _figure_of(v.snippet, d.path)
+        if found:
+            name, theme = found
             figures[name][theme] = d
         else:
-            parts.append(_text(d, f.actual.get(d.path)))
+            parts.append(_text(rel(d.path), d, v.files.get(d.path)))
     for name, themes in figures.items():
         parts.append(f"<h3>Figure <code>{_e(name)}</code></h3>")
         for theme in THEMES:
             if theme in themes:
-                parts.append(_figure(themes[theme], f.actual.get(themes[theme].path), theme))
-    if f.fix:
-        parts.append(
-            f"<p class='fix'>Fix: <code>{_e(f.fix)}</code>, then review the diff and commit it.</p>"
-        )
-    return "".join(parts) + "</section>"
+                d = themes[theme]
+                parts.append(_figure(rel(d.path), d, v.files.get(d.path), theme))
+    fix = _e(terminal.fix(v))
+    parts.append(f"<p class='fix'>Fix: <code>{fix}</code>, then review the diff and commit it.</p>")
+    return "".join(parts)
 
 
-def _badge(f: Finding) -> str:
-    if f.environment_only:
+def _badge(status: str) -> str:
+    if status == "environment-only":
         return '<span class="badge drifted">environment only</span>'
-    return (
-        '<span class="badge failed">failed</span>'
-        if f.failed
-        else ('<span class="badge drifted">drifted</span>')
-    )
+    if status == "failed":
+        return '<span class="badge failed">failed</span>'
+    return '<span class="badge drifted">drifted</span>'
 
 
-def _text(d: Drift, actual: bytes | None) -> str:
-    name = _e(rel(d.path))
+def _text(name: str, d: Drift, actual: bytes | None) -> str:
+    name = _e(name)
     if d.problem == "missing":
         return f"<h3><code>{name}</code> is missing</h3><p>The run produces it; nothing is recorded.</p>"  # noqa: E501
     if d.problem == "stale":
@@ -139,10 +152,10 @@ def _marked(parts: tuple[str, str, str]) -> str:
     return f"{_e(before)}<mark>{_e(changed)}</mark>{_e(after)}"
 
 
-def _figure(d: Drift, actual: bytes | None, theme: str) -> str:
+def _figure(name: str, d: Drift, actual: bytes | None, theme: str) -> str:
     recorded = d.path.read_bytes() if d.path.exists() else None
     return (
-        f"<div class='compare {theme}'><h4>{THEMES[theme]} <code>{_e(rel(d.path))}</code></h4>"
+        f"<div class='compare {theme}'><h4>{THEMES[theme]} <code>{_e(name)}</code></h4>"
         "<div class='panels'>"
         f"{_panel('Recorded', recorded, 'rec', 'not recorded: the run draws a new figure')}"
         f"{_panel('Actual run', actual, 'act', 'the run no longer draws this figure')}"
@@ -161,10 +174,17 @@ def _panel(title: str, svg: bytes | None, role: str, absent: str) -> str:
     )
 
 
-def _figure_name(path: Path) -> tuple[str, str]:
-    """("fit", "dark") for docs/generated/examples/fit_line.fit.dark.svg."""
-    parts = path.name.split(".")
-    return parts[1], "dark" if parts[-2] == "dark" and len(parts) > 3 else "light"
+def _figure_of(snippet, path: Path) -> tuple[str, str] | None:
+    """(figure, palette) when `path` is one of the snippet's figures by the naming rule
+    (Snippet.figure), as ("fit", "dark") for docs/generated/examples/fit_line.fit.dark.svg."""
+    if path.suffix != ".svg" or path.parent != snippet.record.parent:
+        return None
+    middle = path.name.removeprefix(snippet.record.stem + ".").removesuffix(".svg")
+    for theme in reversed(THEMES):  # "dark" before "light", whose name has no suffix
+        name = middle.removesuffix(f".{theme}") if theme != "light" else middle
+        if snippet.figure(name, theme) == path:
+            return name, theme
+    return None
 
 
 def _e(text: str) -> str:

@@ -1,16 +1,17 @@
 """The regen cache: a snippet whose inputs are unchanged, and whose files are intact, is not re-run.
 
-The key covers every repository file the last run depended on, fingerprinted by the run itself
-as it read them (its source, local modules by their source even when Python loaded a .pyc, data
-files, figure code or its absence) or, for a file it read some other way (mmap,
-torch.from_file: execute.Result.reads), by the parent right after the run; its settings, the
-runner's own code, and the interpreter and package versions (docpipe.run.environment).
-Computing it imports none of those packages.
+What a run is made from (made_from) covers every repository file the last run depended on,
+fingerprinted by the run itself as it read them (its source, local modules by their source even
+when Python loaded a .pyc, data files, figure code or its absence) or, for a file it read some
+other way (mmap, torch.from_file: execute.Result.reads), by the parent right after the run; its
+settings, the runner's own code, and the interpreter and package versions
+(docpipe.run.environment). Computing it imports none of those packages.
 
-Hashing is skipped for a file whose stat (mtime, ctime, size, inode) is what it was when it was
-last hashed, as git's index does; a file modified within RACY_NS of being stamped is never
-trusted, so an edit in the same clock tick is still seen. A whole regen with nothing changed
-compares one stat per file of the tree it depends on and answers without parsing anything.
+Hashing is skipped for a file whose stats (mtime, ctime, size, inode) are what they were when it
+was last hashed, as git's index does; a file modified within RACY_NS of its stats being taken is
+never trusted, so an edit in the same clock tick is still seen. A whole regen with nothing
+changed compares the stats of each file of the tree it depends on and answers without parsing
+anything.
 """
 
 from __future__ import annotations
@@ -25,21 +26,22 @@ from pathlib import Path
 
 from docpipe import PACKAGE
 from docpipe.catalog import Settings
-from docpipe.project import ABSENT, ROOT, rel
+from docpipe.project import ABSENT, Project
+from docpipe.recorded.fingerprints import UNREADABLE, settings_digest
 from docpipe.run.environment import identity
 
-CACHE = ROOT / ".cache" / "regen.json"
-RUNNER = PACKAGE
-RACY_NS = 50_000_000  # a stamp younger than this (50 ms) may hide a same-tick edit
-WATCHED = ("snippets", "docs", "scripts", "mkdocs.yml")  # what a regen's verdict depends on
-UNWATCHED = ("docs/assets",)  # vendored files no snippet reads (a read one is an input)
+RUNNER_CODE = PACKAGE  # the runner's own code, keyed as a whole (run/execute.py skips it)
+RACY_NS = 50_000_000  # stats younger than this (50 ms) may hide a same-tick edit
+TREE = ("snippets", "docs", "scripts", "mkdocs.yml")  # what a regen's verdict depends on
+TREE_SKIPS = ("docs/assets",)  # vendored files no snippet reads (a read one is an input)
 
 
-UNREADABLE = "unreadable"  # the fingerprint of an input that exists but cannot be read
+def cache_file(project: Project) -> Path:
+    return project.cache_dir / "regen.json"
 
 
 def _stat(path: Path) -> list[int] | None:
-    """A file's stamp; None when there is no file there (nothing, or a folder)."""
+    """A file's stats; None when there is no file there (nothing, or a folder)."""
     try:
         st = os.stat(path)
     except OSError:
@@ -49,45 +51,50 @@ def _stat(path: Path) -> list[int] | None:
     return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino]
 
 
-def _trusted(stamp: list[int] | None, taken: int) -> bool:
-    return stamp is not None and stamp[0] < taken - RACY_NS and stamp[1] < taken - RACY_NS
+def _trusted(stats: list[int] | None, taken: int) -> bool:
+    return stats is not None and stats[0] < taken - RACY_NS and stats[1] < taken - RACY_NS
 
 
 class Digests:
-    """sha256 of repository files, reusing a digest whose file's stat has not changed."""
+    """sha256 of a project's files, reusing a digest whose file's stats have not changed."""
 
-    def __init__(self, known: dict[str, list]):
+    def __init__(self, project: Project, known: dict[str, list]):
+        self.project = project
         self.known = known  # rel -> [mtime, ctime, size, inode, taken, digest]
         self.now: dict[str, list] = {}
 
+    def at(self, relative: str) -> str:
+        return self(self.project.root / relative)
+
     def __call__(self, path: Path) -> str:
-        relative = rel(path)
+        relative = self.project.rel(path)
         if relative in self.now:
             return self.now[relative][-1]
-        stamp, taken = _stat(path), time.time_ns()
-        if stamp is None:
+        stats, taken = _stat(path), time.time_ns()
+        if stats is None:
             return ABSENT
         old = self.known.get(relative)
-        if old and old[:4] == stamp and _trusted(stamp, old[4]):
+        if old and old[:4] == stats and _trusted(stats, old[4]):
             digest = old[5]
         else:
             try:
                 digest = _digest(path.read_bytes())
             except OSError:  # a run that reads it fails naming it; the cache never trusts it
                 return UNREADABLE
-        self.now[relative] = [*stamp, taken, digest]
+        self.now[relative] = [*stats, taken, digest]
         return digest
 
 
-def tree_stamps(extra: set[str]) -> dict[str, list[int]]:
-    """One stat per file of the watched tree and of the recorded inputs outside it."""
+def tree_stats(project: Project, extra: set[str]) -> dict[str, list[int]]:
+    """The stats of each file of the TREE and of the recorded inputs outside it."""
     found: dict[str, list[int]] = {}
-    inside = len(str(ROOT)) + 1
-    stack = [os.path.join(ROOT, name) for name in WATCHED]
+    root = str(project.root)
+    inside = len(root) + 1
+    stack = [os.path.join(root, name) for name in TREE]
     for missing in [p for p in stack if not os.path.exists(p)]:
         stack.remove(missing)
-        found[missing[inside:]] = None  # its appearance changes the stamps
-    skipped = {os.path.join(ROOT, name) for name in UNWATCHED}
+        found[missing[inside:]] = None  # its appearance changes the stats
+    skipped = {os.path.join(root, name) for name in TREE_SKIPS}
     while stack:  # strings and scandir, not pathlib: this is all a no-change regen does
         path = stack.pop()
         if os.path.isfile(path):
@@ -108,11 +115,11 @@ def tree_stamps(extra: set[str]) -> dict[str, list[int]]:
                         st.st_ino,
                     ]
     for relative in extra - found.keys():
-        found[relative] = _stat(ROOT / relative)
+        found[relative] = _stat(project.root / relative)
     return found
 
 
-def unchanged_since_last_regen(cached: dict, stamps: dict, selected: list[str]) -> bool:
+def unchanged_since_last_regen(cached: dict, stats: dict, selected: list[str]) -> bool:
     """True when a clean regen of these snippets ran with this very tree and environment."""
     last = cached.get("tree")
     return bool(
@@ -120,14 +127,14 @@ def unchanged_since_last_regen(cached: dict, stamps: dict, selected: list[str]) 
         and last["clean"]
         and set(selected) <= set(last["snippets"])
         and last["environment"] == identity()
-        and last["stamps"] == stamps
-        and all(_trusted(s, last["taken"]) for s in stamps.values() if s)
+        and last["stats"] == stats
+        and all(_trusted(s, last["taken"]) for s in stats.values() if s)
     )
 
 
-def remember_tree(cached: dict, stamps: dict, taken: int, selected: list[str], clean: bool):
+def remember_tree(cached: dict, stats: dict, taken: int, selected: list[str], clean: bool):
     cached["tree"] = {
-        "stamps": stamps,
+        "stats": stats,
         "taken": taken,
         "snippets": selected,
         "environment": identity(),
@@ -141,18 +148,20 @@ def _digest(data: bytes) -> str:
 
 @cache
 def runner_digest() -> str:
-    """Taken once, before any run starts: an edit made during a run is not taken as run."""
-    return _digest(b"".join(p.read_bytes() for p in sorted(RUNNER.rglob("*.py"))))
+    """Taken once, before any run starts: an edit made during a run is not taken as run. The
+    runner is the code running (docpipe.PACKAGE), whichever project it runs."""
+    return _digest(b"".join(p.read_bytes() for p in sorted(RUNNER_CODE.rglob("*.py"))))
 
 
-def key(settings: Settings, inputs: dict[str, str]) -> str:
+def made_from(settings: Settings, inputs: dict[str, str]) -> str:
+    """The digest of what a run's files are made from: the environment, the runner, the
+    settings that shape what is published (fingerprints.settings_digest, as records name
+    them) and the inputs."""
     h = hashlib.sha256()
-    # Only the settings that shape what is published; timeout and duration do not.
-    shaping = repr((sorted(settings.values.items()), settings.normalise))
     for part in (
         identity(),
         runner_digest(),
-        shaping,
+        settings_digest(settings),
         *sorted(f"{k}\0{v}" for k, v in inputs.items()),
     ):
         h.update(part.encode() + b"\0")
@@ -160,27 +169,29 @@ def key(settings: Settings, inputs: dict[str, str]) -> str:
 
 
 def on_disk(inputs: dict[str, str], digests: Digests) -> dict[str, str]:
-    """The same inputs, fingerprinted as they are on disk now."""
-    return {relative: digests(ROOT / relative) for relative in inputs}
+    """The same inputs, digested as they are on disk now."""
+    return {relative: digests.at(relative) for relative in inputs}
 
 
-def load() -> dict:
+def load(project: Project) -> dict:
     """The cache, or {} (every snippet re-runs) when it is missing or malformed."""
-    return load_checked()[0]
+    return load_checked(project)[0]
 
 
-def load_checked() -> tuple[dict, str]:
+def load_checked(project: Project) -> tuple[dict, str]:
     """The cache and "", or {} and why it was discarded: a cache is rebuilt, never trusted,
     when anything in it is not as this module writes it."""
+    path = cache_file(project)
+    where = project.rel(path)
     try:
-        data = json.loads(CACHE.read_bytes().decode("utf-8"))
+        data = json.loads(path.read_bytes().decode("utf-8"))
     except FileNotFoundError:
         return {}, ""
     except (OSError, UnicodeDecodeError, ValueError) as e:
-        return {}, f"{rel(CACHE)}: unreadable ({e}); discarded, every snippet re-runs"
+        return {}, f"{where}: unreadable ({e}); discarded, every snippet re-runs"
     why = malformed(data)
     if why:
-        return {}, f"{rel(CACHE)}: malformed ({why}); discarded, every snippet re-runs"
+        return {}, f"{where}: malformed ({why}); discarded, every snippet re-runs"
     return data, ""
 
 
@@ -192,7 +203,7 @@ def _strings(value) -> bool:
     return _is(value, dict) and all(_is(v, str) for v in value.values())
 
 
-def _stamp(value) -> bool:
+def _stats(value) -> bool:
     return _is(value, list) and len(value) == 4 and all(_is(v, int) for v in value)
 
 
@@ -206,25 +217,26 @@ def malformed(data) -> str:
     if not _is(runs, dict):
         return "snippets is not an object"
     for key, run in runs.items():
-        if not _is(run, dict) or set(run) != {"key", "inputs", "files", "imports"}:
-            return f"snippets[{key!r}] is not {{key, inputs, files, imports}}"
-        if not (_is(run["key"], str) and _strings(run["inputs"]) and _strings(run["files"])):
-            return f"snippets[{key!r}] has a key, inputs or files of the wrong type"
-        if not _is(run["imports"], list) or not all(_is(i, str) for i in run["imports"]):
-            return f"snippets[{key!r}] imports is not a list of names"
+        if not _is(run, dict) or set(run) != {"made_from", "inputs", "files", "preloads"}:
+            return f"snippets[{key!r}] is not {{made_from, inputs, files, preloads}}"
+        if not (_is(run["made_from"], str) and _strings(run["inputs"]) and _strings(run["files"])):
+            return f"snippets[{key!r}] has a made_from, inputs or files of the wrong type"
+        if not _is(run["preloads"], list) or not all(_is(i, str) for i in run["preloads"]):
+            return f"snippets[{key!r}] preloads is not a list of names"
         if not all(_safe(p) for p in [*run["inputs"], *run["files"]]):
             return f"snippets[{key!r}] names a path outside the repository"
     notebooks = data.get("notebooks", {})
     if not _is(notebooks, dict) or not all(
-        _is(v, dict) and set(v) == {"key", "digest"} and _strings(v) for v in notebooks.values()
+        _is(v, dict) and set(v) == {"made_from", "digest"} and _strings(v)
+        for v in notebooks.values()
     ):
-        return "notebooks entries are not {key, digest}"
+        return "notebooks entries are not {made_from, digest}"
     digests = data.get("digests", {})
     if not _is(digests, dict) or not all(
         _safe(k)
         and _is(v, list)
         and len(v) == 6
-        and _stamp(v[:4])
+        and _stats(v[:4])
         and _is(v[4], int)
         and _is(v[5], str)
         for k, v in digests.items()
@@ -232,12 +244,12 @@ def malformed(data) -> str:
         return "digests entries are not [mtime, ctime, size, inode, taken, digest]"
     tree = data.get("tree")
     if tree is not None:
-        fields = {"stamps", "taken", "snippets", "environment", "clean"}
+        fields = {"stats", "taken", "snippets", "environment", "clean"}
         if not _is(tree, dict) or set(tree) != fields:
             return "tree lacks or adds keys"
-        stamps = tree["stamps"]
-        if not _is(stamps, dict) or not all(s is None or _stamp(s) for s in stamps.values()):
-            return "tree stamps are not [mtime, ctime, size, inode]"
+        stats = tree["stats"]
+        if not _is(stats, dict) or not all(s is None or _stats(s) for s in stats.values()):
+            return "tree stats are not [mtime, ctime, size, inode]"
         if not (_is(tree["taken"], int) and _is(tree["snippets"], list)):
             return "tree taken or snippets of the wrong type"
         if not isinstance(tree["clean"], bool) or not _is(tree["environment"], str):
@@ -246,7 +258,7 @@ def malformed(data) -> str:
 
 
 def _safe(relative) -> bool:
-    """A repository-relative path: what Digests and fresh() may join to ROOT."""
+    """A path relative to the root: what Digests and fresh() may join to it."""
     parts = relative.split("/") if _is(relative, str) else [""]
     return not relative.startswith("/") and all(p not in ("", ".", "..") for p in parts)
 
@@ -265,30 +277,34 @@ def with_reads(
     for relative in reads:
         if relative in found:
             continue
-        stamp = _stat(ROOT / relative)
-        if stamp and max(stamp[0], stamp[1]) >= taken - RACY_NS:
+        stats = _stat(digests.project.root / relative)
+        if stats and max(stats[0], stats[1]) >= taken - RACY_NS:
             found[relative] = EDITED_DURING_RUN
         else:
-            found[relative] = digests(ROOT / relative)
+            found[relative] = digests.at(relative)
     return found
 
 
 def entry(
-    inputs: dict[str, str], settings: Settings, files: dict[Path, bytes], imports: list[str]
+    inputs: dict[str, str],
+    settings: Settings,
+    files: dict[Path, bytes],
+    preloads: list[str],
+    digests: Digests,
 ) -> dict:
     return {
-        "key": key(settings, inputs),
+        "made_from": made_from(settings, inputs),
         "inputs": inputs,
-        "files": {rel(p): _digest(d) for p, d in files.items()},
-        "imports": imports,
+        "files": {digests.project.rel(p): _digest(d) for p, d in files.items()},
+        "preloads": preloads,
     }
 
 
-def imports_by_snippet(keys: list[str]) -> dict[str, list[str]]:
-    """The installed modules each snippet's recorded runs asked for, for the zygote to import
+def preloads_by_snippet(project: Project, keys: list[str]) -> dict[str, list[str]]:
+    """The installed modules each snippet's recorded runs preloaded, for the zygote to preload
     before it runs again."""
-    runs = load().get("snippets", {})
-    return {k: runs[k]["imports"] for k in keys if runs.get(k, {}).get("imports")}
+    runs = load(project).get("snippets", {})
+    return {k: runs[k]["preloads"] for k in keys if runs.get(k, {}).get("preloads")}
 
 
 def fresh(
@@ -297,35 +313,37 @@ def fresh(
     """True when re-running would change nothing: same key, and files on disk as written."""
     if not cached or "inputs" not in cached:
         return False
-    if key(settings, on_disk(cached["inputs"], digests)) != cached["key"]:
+    if made_from(settings, on_disk(cached["inputs"], digests)) != cached["made_from"]:
         return False
-    if {rel(p) for p in on_disk_files} != set(cached["files"]):
+    if {digests.project.rel(p) for p in on_disk_files} != set(cached["files"]):
         return False
-    return all(digests(ROOT / path) == digest for path, digest in cached["files"].items())
+    return all(digests.at(path) == digest for path, digest in cached["files"].items())
 
 
-def notebook_key(page: Path) -> str:
+def notebook_made_from(project: Project, page: Path) -> str:
     """A notebook depends on its page, the snippets it shows and their recorded runs."""
     from docpipe.pages.reading import uses
 
     h = hashlib.sha256((runner_digest() + "\0").encode())
     found = uses(page)
-    snippets = sorted({u.snippet for u in found if u.snippet})
-    files = sorted({ROOT / u.detail.partition(":")[0] for u in found if u.kind == "file"})
+    snippets = sorted({project.snippet(u.snippet.key) for u in found if u.snippet})
+    # A "file" Use's detail is the included path (and section): reading.Use has no field of the
+    # path alone yet (page side, issue 26).
+    files = sorted({project.root / u.detail.partition(":")[0] for u in found if u.kind == "file"})
     for path in [page, *(p for s in snippets for p in (s.source, s.record)), *files]:
-        h.update(rel(path).encode() + b"\0")
+        h.update(project.rel(path).encode() + b"\0")
         h.update(path.read_bytes() if path.is_file() else b"<absent>")
     return h.hexdigest()
 
 
-def notebook_fresh(page: Path, notebook: Path, cached: dict | None) -> bool:
+def notebook_fresh(project: Project, page: Path, notebook: Path, cached: dict | None) -> bool:
     return bool(
         cached
         and notebook.is_file()
-        and cached.get("key") == notebook_key(page)
+        and cached.get("made_from") == notebook_made_from(project, page)
         and cached.get("digest") == _digest(notebook.read_bytes())
     )
 
 
-def notebook_entry(page: Path, data: bytes) -> dict:
-    return {"key": notebook_key(page), "digest": _digest(data)}
+def notebook_entry(project: Project, page: Path, data: bytes) -> dict:
+    return {"made_from": notebook_made_from(project, page), "digest": _digest(data)}

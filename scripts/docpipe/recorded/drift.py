@@ -6,7 +6,7 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
-from docpipe.project import DOCS, NOTEBOOKS, Snippet, rel
+from docpipe.project import Project, Snippet
 
 DIFF_LINES = 60  # a drift report shows at most this many diff lines per file
 
@@ -31,15 +31,17 @@ class Drift:
     problem: str  # "differs", "missing" or "stale"
     diff: str = ""
     changes: tuple[Change, ...] = ()  # the changed lines paired one to one, for marking
+    first_line: int = 1  # the recorded file's first line that differs (or where lines go in)
 
 
-def compare(expected: dict[Path, bytes], on_disk: set[Path]) -> list[Drift]:
+def compare(project: Project, expected: dict[Path, bytes], on_disk: set[Path]) -> list[Drift]:
     drifts = []
     for path, data in sorted(expected.items()):
         if not path.exists():
             drifts.append(Drift(path, "missing"))
         elif (old := path.read_bytes()) != data:
-            drifts.append(Drift(path, "differs", unified(path, old, data), changes(old, data)))
+            diff = unified(project.rel(path), old, data)
+            drifts.append(Drift(path, "differs", diff, changes(old, data), first_line(old, data)))
     drifts += [Drift(p, "stale") for p in sorted(on_disk - set(expected))]
     return drifts
 
@@ -57,6 +59,16 @@ def changes(recorded: bytes, actual: bytes) -> tuple[Change, ...]:
                 Change(i1 + k + 1, old[i1 + k], new[j1 + k]) for k in range(min(i2 - i1, j2 - j1))
             ]
     return tuple(found)
+
+
+def first_line(recorded: bytes, actual: bytes) -> int:
+    """The recorded file's first line that differs from the run's (where lines are added, for
+    an addition)."""
+    old = recorded.decode("utf-8", "replace").splitlines()
+    new = actual.decode("utf-8", "replace").splitlines()
+    matcher = difflib.SequenceMatcher(None, old, new)
+    tag, i1, *_ = next((op for op in matcher.get_opcodes() if op[0] != "equal"), ("", 0))
+    return min(i1 + 1, max(len(old), 1)) if tag else 1
 
 
 def changed_span(a: str, b: str) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -123,16 +135,17 @@ def without_environment(snippet: Snippet, settings, outcome, running: dict, on_d
     if not recorded or recorded == running:
         return None
     files = build(snippet, settings, outcome, recorded)
-    return compare(files, on_disk), files
+    return compare(snippet.project, files, on_disk), files
 
 
-def unified(path: Path, recorded: bytes, actual: bytes) -> str:
+def unified(name: str, recorded: bytes, actual: bytes) -> str:
+    """A unified diff of a file (`name`, as the reader types it) as recorded and as run."""
     lines = list(
         difflib.unified_diff(
             recorded.decode("utf-8", "replace").splitlines(keepends=True),
             actual.decode("utf-8", "replace").splitlines(keepends=True),
-            fromfile=f"{rel(path)} (recorded)",
-            tofile=f"{rel(path)} (actual run)",
+            fromfile=f"{name} (recorded)",
+            tofile=f"{name} (actual run)",
         )
     )
     lines = [line if line.endswith("\n") else line + "\n" for line in lines]
@@ -161,72 +174,18 @@ def environment_note(recorded: dict | None, running: dict) -> str:
     return "recorded with " + "; ".join(changed) if changed else ""
 
 
-def report(snippet: Snippet, drifts: list[Drift], pages: list[str], env_note: str) -> str:
-    out = [f"DRIFT {snippet.name}"]
-    if env_note:
-        out.append(f"  environment differs too (not shown in the diff): {env_note}")
-    out.append(f"  shown on: {', '.join(pages) if pages else '(no page)'}")
-    for d in drifts:
-        if d.problem == "differs":
-            out.append(f"  {rel(d.path)} differs from the actual run:")
-            out.append("".join("    " + line for line in d.diff.splitlines(keepends=True)).rstrip())
-            for line, old, new in marked(d):
-                out.append(f"    line {line} changed (\u00ab\u00bb mark what differs):")
-                out.append(f"      recorded: {with_marks(old)}")
-                out.append(f"      run:      {with_marks(new)}")
-        elif d.problem == "missing":
-            out.append(f"  {rel(d.path)} is missing (the run produces it)")
-        else:
-            out.append(f"  {rel(d.path)} is stale (the run no longer produces it)")
-    out.append(f"  fix: python scripts/regen.py {snippet.name}")
-    return "\n".join(out)
-
-
-def environment_groups(notes: dict[Snippet, str]) -> dict[str, list[Snippet]]:
-    """The snippets that differ only in the environment stamp, by how it differs."""
-    groups: dict[str, list[Snippet]] = {}
-    for snippet, note in sorted(notes.items()):
-        groups.setdefault(note, []).append(snippet)
-    return groups
-
-
-ENVIRONMENT_FIX = (
-    "install the pinned torch, or upgrade: bump the pin, then regenerate"
-    ' (docs/authoring.md, "Upgrade torch")'
-)
-
-
-def environment_reports(notes: dict[Snippet, str]) -> list[str]:
-    """One report for all the snippets whose runs differ from their recordings only in the
-    environment stamp: their output, values, figures and claims are the same."""
-    out = []
-    for note, snippets in environment_groups(notes).items():
-        count = (
-            "1 snippet differs from its recording"
-            if len(snippets) == 1
-            else f"{len(snippets)} snippets differ from their recordings"
-        )
-        out.append(
-            f"ENVIRONMENT {count} only in the environment stamp"
-            f" ({note or 'the stamp'}); output, values, figures and claims are the same:\n"
-            + "".join(f"  {s.name}\n" for s in snippets)
-            + f"  fix: {ENVIRONMENT_FIX}"
-        )
-    return out
-
-
-def notebook_cells(path: Path) -> str:
+def notebook_cells(project: Project, path: Path) -> list[str]:
     """Name the cells of a committed notebook that differ from the regenerated one."""
     import nbformat
 
     from docpipe.pages.notebooks import render
 
-    page = DOCS / path.relative_to(NOTEBOOKS).with_suffix(".md")
+    page = project.docs / path.relative_to(project.notebooks).with_suffix(".md")
     new = nbformat.reads(render(page).decode(), as_version=4).cells
     try:
         old = nbformat.read(path, as_version=4).cells
     except Exception as e:  # a hand-broken file is still named, with why it cannot be read
-        return f"  cannot read it: {e}"
+        return [f"cannot read it: {e}"]
     lines = []
     for index in range(max(len(old), len(new))):
         a = old[index] if index < len(old) else None
@@ -235,21 +194,5 @@ def notebook_cells(path: Path) -> str:
             cell = b or a
             origin = cell.get("metadata", {}).get("docpipe")
             where = f" ({origin['snippet']}:{origin['section']})" if origin else ""
-            lines.append(f"  cell {index} [{cell.get('id', '?')}]{where} differs")
-    return "\n".join(lines)
-
-
-def notebook_report(d: Drift, cells: str) -> str:
-    page = "docs/" + d.path.relative_to(NOTEBOOKS).with_suffix(".md").as_posix()
-    what = {
-        "differs": "differs from what regen writes",
-        "missing": "is missing",
-        "stale": "belongs to no tutorial page",
-    }[d.problem]
-    out = [f"DRIFT {rel(d.path)} {what} (generated from {page})"]
-    if cells:
-        out.append(cells)
-    if d.diff:
-        out.append("".join("    " + line for line in d.diff.splitlines(keepends=True)).rstrip())
-    out.append("  fix: python scripts/regen.py")
-    return "\n".join(out)
+            lines.append(f"cell {index} [{cell.get('id', '?')}]{where} differs")
+    return lines

@@ -7,11 +7,14 @@ from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 
-from docpipe.project import Snippet, rel
+from docpipe.problems import RUN, DocpipeError
+from docpipe.project import Snippet
 
 
-class RecordError(Exception):
-    """A record that is missing or cannot be read; the message names the file."""
+class RecordError(DocpipeError):
+    """A record that is missing or cannot be read (the path names it); regen makes it anew."""
+
+    kind = RUN
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,7 @@ class Record:
             return cls(**raw)
         except (ValueError, TypeError, KeyError) as e:
             raise RecordError(
-                f"{where}: not a run record ({e}); run: python scripts/regen.py"
+                f"not a run record ({e}); run: python scripts/regen.py", where
             ) from None
 
     def output_of(self, section: str) -> str:
@@ -52,9 +55,9 @@ def load(snippet: Snippet) -> Record:
         raise RecordError(
             f"no recorded run for {snippet.name} (run: python scripts/regen.py)"
         ) from None
-    return _load(path, mtime)
+    return _load(path, mtime, snippet.project.rel(path))
 
 
 @cache
-def _load(path: Path, mtime: int) -> Record:
-    return Record.from_bytes(path.read_bytes(), rel(path))
+def _load(path: Path, mtime: int, where: str) -> Record:
+    return Record.from_bytes(path.read_bytes(), where)

@@ -2,45 +2,38 @@
 
 A snippet is touched when the change edits the snippet itself, its figure code, one of its
 recorded files, or an input its record names (a helper module, a data file, or its settings
-in snippets.toml, compared by digest: a new timeout touches nothing).
+in snippets.toml, compared by its digest: a new timeout touches nothing).
 """
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from docpipe.catalog import Catalog
-from docpipe.project import FIGURE_CODE, GENERATED, ROOT, SNIPPETS, Snippet, owner, rel
-from docpipe.recorded import fingerprints as sources
+from docpipe.project import Project, Snippet
+from docpipe.recorded import fingerprints
 
 
-def snippets(paths: list[str], cat: Catalog) -> list[Snippet]:
-    named = {rel(Path(os.path.abspath(p))) for p in paths}
+def snippets(project: Project, paths: list[str], cat: Catalog) -> list[Snippet]:
+    named = {project.rel(Path(os.path.abspath(p))) for p in paths}
     found: set[Snippet] = set()
     for name in named:
-        full = ROOT / name
-        if full.suffix == ".py" and SNIPPETS in full.parents:
-            found.add(Snippet.from_path(full))
-        elif full.suffix == ".py" and FIGURE_CODE in full.parents:
-            found.add(Snippet(full.relative_to(FIGURE_CODE).with_suffix("").as_posix()))
-        elif GENERATED in full.parents:
-            found.add(owner(full))
+        full = project.root / name
+        if full.suffix == ".py" and project.snippets in full.parents:
+            found.add(project.snippet_at(full))
+        elif full.suffix == ".py" and project.figure_code in full.parents:
+            found.add(
+                project.snippet(full.relative_to(project.figure_code).with_suffix("").as_posix())
+            )
+        elif project.generated in full.parents:
+            found.add(project.owner(full))
     for snippet, settings in cat.settings.items():
-        recorded = _inputs(snippet)
-        if sources.SETTINGS in named and recorded.get(sources.SETTINGS) not in (
-            None,
-            sources.settings_digest(settings),
-        ):
+        snippet = project.snippet(snippet.key)
+        since = fingerprints.since_recorded(snippet, settings)
+        recorded = since.recorded or {}
+        if named & (set(recorded) - {fingerprints.SETTINGS}):
             found.add(snippet)
-        if named & (set(recorded) - {sources.SETTINGS}):
+        elif fingerprints.SETTINGS in named and fingerprints.SETTINGS in (since.changed or []):
             found.add(snippet)
     return sorted(found & set(cat.settings))  # helper modules and deleted files are not snippets
-
-
-def _inputs(snippet: Snippet) -> dict:
-    try:
-        return json.loads(snippet.record.read_text(encoding="utf-8")).get("inputs", {})
-    except (OSError, ValueError):
-        return {}

@@ -18,16 +18,17 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from docpipe.project import ROOT, Snippet, rel
+from docpipe.problems import DocpipeError, Problem
+from docpipe.project import Project, Snippet
 
-PYPROJECT = ROOT / "pyproject.toml"
+PYPROJECT = "pyproject.toml"  # at the project's root
 TOOL = "autograd-docs"
 UPGRADE = 'docs/authoring.md, "Upgrade torch"'
 NAMED = 4  # records named in a message; the rest are counted
 
 
-class PinError(Exception):
-    """A pin that cannot be read; the message names pyproject.toml and the line."""
+class PinError(DocpipeError):
+    """A pin that cannot be read, at pyproject.toml's line where there is one."""
 
 
 @dataclass(frozen=True)
@@ -36,21 +37,17 @@ class Pin:
     build: str  # "cpu", or "" for none
     line: int  # of the torch requirement in pyproject.toml
     verify: tuple[str, ...]  # other versions the site is verified with
-    path: Path = PYPROJECT
+    path: str = PYPROJECT  # relative to the root
 
     @property
     def torch(self) -> str:
         """As torch.__version__ says it: "2.13.0+cpu"."""
         return f"{self.version}+{self.build}" if self.build else self.version
 
-    @property
-    def where(self) -> str:
-        return f"{rel(self.path)}:{self.line}"
 
-
-def pin(path: Path | None = None) -> Pin | None:
+def pin(project: Project) -> Pin | None:
     """The pinned torch, or None for a repository without a pyproject.toml (a test sandbox)."""
-    path = path or PYPROJECT
+    path = project.root / PYPROJECT
     if not path.is_file():
         return None
     return _pin(path, path.stat().st_mtime_ns)
@@ -62,42 +59,46 @@ def _pin(path: Path, mtime: int) -> Pin:
     from packaging.version import InvalidVersion, Version
 
     text = path.read_text(encoding="utf-8")
-    where = rel(path)
+    where = PYPROJECT
     try:
         config = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise PinError(f"{where}: not TOML ({e})") from None
+        raise PinError(f"not TOML ({e})", where) from None
     run = config.get("project", {}).get("optional-dependencies", {}).get("run", [])
     tool = config.get("tool", {}).get(TOOL, {})
     for line_text in run:
         try:
             req = Requirement(line_text)
         except InvalidRequirement as e:
-            raise PinError(f"{where}: {line_text!r} is not a requirement ({e})") from None
+            raise PinError(f"{line_text!r} is not a requirement ({e})", where) from None
         if req.name != "torch":
             continue
         line = _line_of(text, line_text)
         exact = [s for s in req.specifier if s.operator in ("==", "===") and "*" not in s.version]
         if len(exact) != 1 or len(req.specifier) != 1:
             raise PinError(
-                f"{where}:{line}: torch must be pinned to one version, as torch==2.13.0"
-                f" (found {line_text!r}): every recording is made with exactly one"
+                "torch must be pinned to one version, as torch==2.13.0"
+                f" (found {line_text!r}): every recording is made with exactly one",
+                where,
+                line,
             )
         try:
             version = Version(exact[0].version)
         except InvalidVersion as e:
-            raise PinError(f"{where}:{line}: {e}") from None
+            raise PinError(str(e), where, line) from None
         build = str(tool.get("torch-build", version.local or ""))
         if version.local and version.local != build:
             raise PinError(
-                f"{where}:{line}: {line_text!r} names the build {version.local}, but"
-                f" [tool.{TOOL}] torch-build says {build!r}"
+                f"{line_text!r} names the build {version.local}, but"
+                f" [tool.{TOOL}] torch-build says {build!r}",
+                where,
+                line,
             )
         verify = tool.get("verify", [])
         if not isinstance(verify, list) or not all(isinstance(v, str) for v in verify):
-            raise PinError(f'{where}: [tool.{TOOL}] verify must be a list of versions ("2.14.1")')
-        return Pin(version.public, build, line, tuple(verify), path)
-    raise PinError(f"{where}: the run extra pins no torch (add torch==X.Y.Z to it)")
+            raise PinError(f'[tool.{TOOL}] verify must be a list of versions ("2.14.1")', where)
+        return Pin(version.public, build, line, tuple(verify))
+    raise PinError("the run extra pins no torch (add torch==X.Y.Z to it)", where)
 
 
 def _line_of(text: str, requirement: str) -> int:
@@ -122,20 +123,22 @@ def running_torch() -> tuple[str, str]:
     return stamp()["torch"], where
 
 
-def running_problems(running: tuple[str, str] | None = None) -> list[str]:
-    """Regen records only with the pinned torch: a message when another one runs."""
-    return problems([], running)
+def running_problems(project: Project, running: tuple[str, str] | None = None) -> list[Problem]:
+    """Regen records only with the pinned torch: a problem when another one runs."""
+    return problems(project, [], running)
 
 
-def problems(snippets: Iterable[Snippet], running: tuple[str, str] | None = None) -> list[str]:
-    """One message when the running torch or the records of these snippets differ from the
+def problems(
+    project: Project, snippets: Iterable[Snippet], running: tuple[str, str] | None = None
+) -> list[Problem]:
+    """One problem when the running torch or the records of these snippets differ from the
     pin (none when they agree, or there is no pyproject.toml)."""
     from docpipe.recorded.drift import recorded_environment
 
     try:
-        pinned = pin()
+        pinned = pin(project)
     except PinError as e:
-        return [str(e)]
+        return [e.problem]
     if pinned is None:
         return []
     version, where = running or running_torch()
@@ -146,17 +149,18 @@ def problems(snippets: Iterable[Snippet], running: tuple[str, str] | None = None
     for snippet in snippets:
         env = recorded_environment(snippet)
         if env and env.get("torch") != pinned.torch:
-            made_with.setdefault(str(env.get("torch")), []).append(rel(snippet.record))
+            made_with.setdefault(str(env.get("torch")), []).append(project.rel(snippet.record))
     for other, records in sorted(made_with.items()):
         named = ", ".join(records[:NAMED])
         more = f" and {len(records) - NAMED} more" if len(records) > NAMED else ""
         parts.append(f"{len(records)} records were made with torch {other} ({named}{more})")
     if not parts:
         return []
-    return [
-        f"{pinned.where}: torch is pinned to {pinned.torch} (torch=={pinned.version} here,"
+    message = (
+        f"torch is pinned to {pinned.torch} (torch=={pinned.version} here,"
         f' torch-build = "{pinned.build}" under [tool.{TOOL}]), but '
         + " and ".join(parts)
         + "; install the pinned torch (pip install -e '.[run]', from the index the README"
         f" names), or upgrade: bump the pin, then regenerate ({UPGRADE})"
-    ]
+    )
+    return [Problem(pinned.path, pinned.line, message)]

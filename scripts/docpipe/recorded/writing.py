@@ -11,14 +11,17 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from docpipe.project import ROOT, rel
+from docpipe.problems import RUN, DocpipeError
+from docpipe.project import Project
 
-LOCK = ROOT / ".regen.lock"
-LOCK_WAIT = 600.0  # seconds a second regen waits for the first before it gives up
+LOCK = ".regen.lock"  # the regen lock, at the project's root
+REGEN_LOCK_WAIT = 600.0  # seconds a second regen waits for the first before it gives up
 
 
-class LockError(Exception):
-    pass
+class LockError(DocpipeError):
+    """Another regen holds the lock; nothing was written."""
+
+    kind = RUN
 
 
 # A file being written is first `.<name>.<pid>.<random>.tmp` beside it; the old version of a
@@ -29,8 +32,10 @@ LEFTOVER = re.compile(r"^\.(?P<name>.+?)\.(?:(?P<pid>\d+)\.)?[^.]+\.(?:tmp|old)$
 WRITTEN = ("docs/generated", "docs/notebooks", ".cache")  # where regen writes
 
 
-class WriteError(Exception):
-    """Writing failed (a read-only folder, a full disk): `path: reason`; nothing was changed."""
+class WriteError(DocpipeError):
+    """Writing failed (a read-only folder, a full disk): the path and why; nothing was changed."""
+
+    kind = RUN
 
 
 def _staged(path: Path, data: bytes, kind: str = "tmp") -> str:
@@ -58,7 +63,8 @@ class Batch:
     atomically, its old version kept aside until commit(); rollback() puts every old version
     back (and removes every new file) when anything fails on the way."""
 
-    def __init__(self) -> None:
+    def __init__(self, project: Project) -> None:
+        self.project = project
         self.done: list[tuple[Path, str | None]] = []  # (path, its old version aside or None)
 
     def _aside(self, path: Path) -> str | None:
@@ -106,7 +112,7 @@ class Batch:
                 else:
                     path.unlink(missing_ok=True)
             except OSError:
-                stuck.append(rel(path))
+                stuck.append(self.project.rel(path))
         self.done.clear()
         return stuck
 
@@ -128,17 +134,17 @@ def _naming(path: Path) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def batch() -> Iterator[Batch]:
+def batch(project: Project) -> Iterator[Batch]:
     """A Batch that commits when the block ends, and rolls back on any exception; an OSError
     is raised again as WriteError naming the path (nothing was changed)."""
-    b = Batch()
+    b = Batch(project)
     try:
         yield b
     except OSError as e:
         stuck = b.rollback()
-        where = rel(Path(e.filename)) if e.filename else "the repository"
+        where = project.rel(Path(e.filename)) if e.filename else None
         also = f" (and {', '.join(stuck)} could not be put back)" if stuck else ""
-        raise WriteError(f"{where}: {e.strerror or e}{also}") from None
+        raise WriteError(f"{e.strerror or e}{also}", where) from None
     except BaseException:
         b.rollback()
         raise
@@ -151,11 +157,11 @@ def replace(files: dict[Path, bytes], stale: set[Path], into: Batch) -> list[Pat
     return changed + [path for path in sorted(stale - set(files)) if into.delete(path)]
 
 
-def leftovers(root: Path = ROOT) -> list[Path]:
+def leftovers(project: Project) -> list[Path]:
     """Temporary files and set-aside old versions a killed regen left (its process is gone)."""
     found = []
     for folder in WRITTEN:
-        for dirpath, _, names in os.walk(root / folder):
+        for dirpath, _, names in os.walk(project.root / folder):
             for name in names:
                 m = LEFTOVER.match(name)
                 if m and not (m["pid"] and alive(int(m["pid"]))):
@@ -173,10 +179,10 @@ def alive(pid: int) -> bool:
     return pid > 0
 
 
-def repair(root: Path = ROOT) -> list[Path]:
+def repair(project: Project) -> list[Path]:
     """Remove what killed regens left behind; return what was removed."""
     removed = []
-    for path in leftovers(root):
+    for path in leftovers(project):
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
             removed.append(path)
@@ -184,20 +190,20 @@ def repair(root: Path = ROOT) -> list[Path]:
 
 
 @contextlib.contextmanager
-def exclusive(wait: float = LOCK_WAIT) -> Iterator[None]:
+def exclusive(project: Project, wait: float = REGEN_LOCK_WAIT) -> Iterator[None]:
     """Hold the regen lock; a second regen waits for it, saying so, and refuses after `wait`."""
     from filelock import FileLock, Timeout
 
-    lock = FileLock(LOCK)
+    lock = FileLock(project.root / LOCK)
     try:
         lock.acquire(timeout=0)
     except Timeout:
-        print(f"another regen.py holds {rel(LOCK)}; waiting up to {wait:g} s", file=sys.stderr)
+        print(f"another regen.py holds {LOCK}; waiting up to {wait:g} s", file=sys.stderr)
         try:
             lock.acquire(timeout=wait)
         except Timeout:
             raise LockError(
-                f"another regen.py still holds {rel(LOCK)} after {wait:g} s; nothing was written"
+                f"another regen.py still holds {LOCK} after {wait:g} s; nothing was written"
             ) from None
     try:
         yield

@@ -13,6 +13,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from docpipe.problems import Problem
+
 ROOT_MARK = "{root}"  # in a pattern: the project's root, as an absolute path
 
 
@@ -91,3 +93,19 @@ def normalise_noting(text: str, root: Path, opt_in: tuple[str, ...] = ()) -> tup
 
 
 BY_NAME = {n.name: n for n in (*ALWAYS, *OPT_IN.values())}
+
+
+def problems(cat) -> list[Problem]:
+    """Each snippets.toml entry that opts in to a normaliser there is none of, at its line."""
+    meta = cat.project.rel(cat.project.meta)
+    return [
+        Problem(
+            meta,
+            settings.normalise_line,
+            f'["{snippet.key}.py"] normalise: unknown normaliser {name!r}'
+            f" (known: {', '.join(OPT_IN)})",
+        )
+        for snippet, settings in cat.settings.items()
+        for name in settings.normalise
+        if name not in OPT_IN
+    ]

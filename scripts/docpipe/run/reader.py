@@ -84,7 +84,7 @@ def compare(snippet: Snippet, cat: Catalog, clone: Path) -> tuple[str, str]:
     as_if_here = shown.replace(str(clone), str(root))
     normalised, changed = normalise_noting(as_if_here, root, cat.settings[snippet].normalise)
     recorded = snippet.output.read_bytes() if snippet.output.is_file() else b""
-    diff = unified(snippet.output, recorded, as_if_here.encode())
+    diff = unified(snippet.project.rel(snippet.output), recorded, as_if_here.encode())
     if normalised.encode() != recorded:
         return "differs", diff.replace("(actual run)", "(a reader's run)")
     if changed:
