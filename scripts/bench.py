@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_math  # noqa: E402
 import bench_scale  # noqa: E402
-from docpipe import pipeline  # noqa: E402
+from docpipe import catalog, pipeline  # noqa: E402
 from docpipe.cli import default_project  # noqa: E402
 from docpipe.run import execute, machine  # noqa: E402
 

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from docpipe import cli, pipeline
+from docpipe import catalog, cli, pipeline
 from docpipe.pipeline import FAILED, CheckResult, Failure, RegenResult, Verdict
 from docpipe.problems import AUTHOR, RUN, Problem
 from docpipe.project import Project

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from docpipe import cli
+from docpipe import catalog, cli
 from docpipe.formats import terminal
 
 SNIPPETS = catalog.load(cli.default_project()).snippets

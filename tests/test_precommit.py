@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from docpipe import cli
+from docpipe import catalog, cli
 from docpipe.recorded import touched
 
 PROJECT = cli.default_project()

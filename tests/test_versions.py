@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from docpipe import cli, pipeline
+from docpipe import catalog, cli, pipeline
 from docpipe.formats import github, terminal
 from docpipe.project import Project, Snippet
 from docpipe.recorded import drift, versions

@@ -102,7 +102,7 @@ def child(project: Project, out: Path, jobs: int) -> None:
     """Run every snippet in this interpreter's torch; write what each would publish, stamped
     with its recording's environment (so that only content can differ), or why it failed."""
     import docpipe.run.preload  # noqa: F401  (the zygote's preloads: a missing package fails here)
-    from docpipe import pipeline
+    from docpipe import catalog, pipeline
     from docpipe.recorded.drift import recorded_environment
     from docpipe.run import artifacts
     from docpipe.run.environment import stamp
@@ -219,7 +219,7 @@ def judge(snippet: Snippet, ran: dict, on_disk: set[Path]) -> dict:
 def verify(project: Project, version: str, jobs: int, say=print) -> tuple[dict, dict[str, float]]:
     """Run every snippet under torch `version` and judge each; nothing is written. Returns
     the verification and how long its parts took (install, run)."""
-    from docpipe import PACKAGE
+    from docpipe import PACKAGE, catalog
     from docpipe.recorded.versions import pin
 
     python, installed = ensure_venv(project, version, say)
