@@ -172,8 +172,9 @@ def cited_claims(snippet: Snippet) -> list[str]:
     from docpipe.pages.reading import markdown_pages
     from docpipe.sections import SectionError, find_sections
 
-    pages = markdown_pages(snippet.project.docs)
-    cited = {c.section for page in pages for c in find(page) if c.snippet == snippet}
+    project = snippet.project
+    pages = markdown_pages(project)
+    cited = {c.section for page in pages for c in find(project, page) if c.snippet == snippet}
     try:
         order = list(find_sections(snippet.source.read_text(encoding="utf-8"), snippet.name))
     except (OSError, SectionError):

@@ -1,14 +1,15 @@
 # A checked claim as a page and a snippet write it: the lines of the main
 # page that end with the marker, the sentence the runner reads as backed by
 # it, and the body of the section the marker names, with line numbers.
+from docpipe.cli import default_project
 from docpipe.pages.claims import find
-from docpipe.project import DOCS, rel
 from docpipe.sections import find_sections
 
-page = DOCS / "autograd-backward.md"
-claim = next(c for c in find(page) if c.section == "claim-paths-add")
+project = default_project()  # the repository this runner belongs to
+page = project.docs / "autograd-backward.md"
+claim = next(c for c in find(project, page) if c.section == "claim-paths-add")
 page_lines = page.read_text().splitlines()
-print(rel(page))
+print(project.rel(page))
 for number in (claim.line - 1, claim.line):
     print(f"{number}: {page_lines[number - 1]}")
 print(f"the sentence it backs: {claim.sentence}")

@@ -1,15 +1,20 @@
 # What the page rules report on a small page that shows the code of
-# snippets/authoring/descend.py: the page, written into a temporary folder
-# as docs/example.md, then each problem the site check would list
-# for it, found by the same function the check and the build call, with
-# settings of its own that declare descend.py's values (a run may not read
-# the repository's snippets.toml, which the runner keys each snippet on).
+# snippets/authoring/descend.py: a project of its own in a temporary folder,
+# holding the page as docs/example.md, a copy of descend.py and its recorded
+# run, settings that declare descend.py's values (a run may not read the
+# repository's snippets.toml, which the runner keys each snippet on) and the
+# site's pymdownx.snippets options; then each problem the site check would
+# list for the page, found by the same function the check and the build call.
+import shutil
 import tempfile
 from pathlib import Path
 
-from docpipe import catalog
+import yaml
 
+from docpipe import catalog
+from docpipe.cli import default_project
 from docpipe.pages import rules
+from docpipe.project import Project
 
 PAGE = """# An example page
 
@@ -29,17 +34,23 @@ steps = "{len(history) - 1}"
 final_w = "{w.item():.4f}"
 """
 
+site = default_project()  # the repository this runner belongs to
+descend = site.snippet("authoring/descend")
 with tempfile.TemporaryDirectory() as folder:
-    root = Path(folder)
-    settings = root / "snippets.toml"
-    settings.write_text(SETTINGS)
-    docs = root / "docs"
-    docs.mkdir()
-    page = docs / "example.md"
+    project = Project(Path(folder))
+    options = {"pymdownx.snippets": site.site.snippets_options}
+    config = {"site_name": "example", "markdown_extensions": [options]}
+    project.config_file.write_text(yaml.safe_dump(config))
+    copy = project.snippet(descend.key)
+    for source, target in [(descend.source, copy.source), (descend.record, copy.record)]:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, target)
+    project.meta.write_text(SETTINGS)
+    page = project.docs / "example.md"
     page.write_text(PAGE)
-    print("docs/example.md")
+    print(project.rel(page))
     for number, line in enumerate(PAGE.splitlines(), start=1):
         print(f"{number}: {line}")
     print()
-    for problem in rules.page_problems(catalog.load(settings), page, docs):
-        print(problem.replace(f"{root}/", ""))
+    for problem in rules.page_problems(catalog.load(project), page):
+        print(problem)

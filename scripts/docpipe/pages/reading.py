@@ -31,6 +31,7 @@ class Use:
     kind: str  # "code", "output", "figure", "value", "claim", or "file" (any other include)
     snippet: Snippet | None  # None for a "file" include
     detail: str  # the section, generated file, value name, claim's section, or included path
+    path: Path | None = None  # the file an include or an image names (None: a value, a claim)
 
 
 @dataclass(frozen=True)
@@ -133,10 +134,10 @@ def classify(project: Project, inc: Include) -> Use:
     full = inc.path
     snippets, generated = project.snippets, project.generated
     if snippets in full.parents and full.suffix == ".py" and not full.name.startswith("_"):
-        return Use(inc.page, inc.line, "code", project.snippet_at(full), inc.section)
+        return Use(inc.page, inc.line, "code", project.snippet_at(full), inc.section, full)
     if generated in full.parents and full.suffix == ".txt":
-        return Use(inc.page, inc.line, "output", project.owner(full), inc.target)
-    return Use(inc.page, inc.line, "file", None, inc.target)
+        return Use(inc.page, inc.line, "output", project.owner(full), inc.target, full)
+    return Use(inc.page, inc.line, "file", None, inc.target, full)
 
 
 @cache
@@ -150,7 +151,8 @@ def _uses(project: Project, page: Path, mtime: int) -> tuple[Use, ...]:
     for m in IMAGE.finditer(text):
         full = Path(os.path.normpath(page.parent / m["target"]))
         if project.generated in full.parents:
-            found.append(Use(page, line_of(m.start()), "figure", project.owner(full), m["target"]))
+            owner = project.owner(full)
+            found.append(Use(page, line_of(m.start()), "figure", owner, m["target"], full))
     for m in VALUE.finditer(text):
         snippet = project.snippet_at(project.snippets / m["snippet"])
         found.append(Use(page, line_of(m.start()), "value", snippet, m["name"]))

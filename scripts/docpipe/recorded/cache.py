@@ -325,11 +325,9 @@ def notebook_made_from(project: Project, page: Path) -> str:
     from docpipe.pages.reading import uses
 
     h = hashlib.sha256((runner_digest() + "\0").encode())
-    found = uses(page)
-    snippets = sorted({project.snippet(u.snippet.key) for u in found if u.snippet})
-    # A "file" Use's detail is the included path (and section): reading.Use has no field of the
-    # path alone yet (page side, issue 26).
-    files = sorted({project.root / u.detail.partition(":")[0] for u in found if u.kind == "file"})
+    found = uses(project, page)
+    snippets = sorted({u.snippet for u in found if u.snippet})
+    files = sorted({u.path for u in found if u.kind == "file"})
     for path in [page, *(p for s in snippets for p in (s.source, s.record)), *files]:
         h.update(project.rel(path).encode() + b"\0")
         h.update(path.read_bytes() if path.is_file() else b"<absent>")

@@ -181,7 +181,7 @@ def notebook_cells(project: Project, path: Path) -> list[str]:
     from docpipe.pages.notebooks import render
 
     page = project.docs / path.relative_to(project.notebooks).with_suffix(".md")
-    new = nbformat.reads(render(page).decode(), as_version=4).cells
+    new = nbformat.reads(render(project, page).decode(), as_version=4).cells
     try:
         old = nbformat.read(path, as_version=4).cells
     except Exception as e:  # a hand-broken file is still named, with why it cannot be read

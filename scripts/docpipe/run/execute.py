@@ -152,7 +152,7 @@ def _data_folders(project: Project) -> list[Path]:
 
 def readable_inside(project: Project) -> list[Path]:
     """What of the repository a sealed run may read: _data_folders(), the runner itself, the
-    pages and the recorded runs beside them (a snippet about the runner reads them, as the
+    site settings (mkdocs.yml and the scripts), the pages and the recorded runs beside them (a snippet about the runner reads them, as the
     authoring page's run of the page rules reads descend.py's recorded values: an audited read,
     so an input its cache entry is keyed on; never the notebooks), and an environment kept in
     the repository (a .venv). Everything outside it stays readable."""
@@ -160,7 +160,10 @@ def readable_inside(project: Project) -> list[Path]:
     pages = []
     with contextlib.suppress(OSError), os.scandir(project.docs) as entries:
         pages = [Path(e.path) for e in entries if e.path != str(project.notebooks)]
-    return [*_data_folders(project), PACKAGE, *pages, *map(Path, sorted(prefixes))]
+    # The site settings and the scripts MkDocs' loader reads with them (the hooks): a snippet
+    # about the pages reads them through Project.site, an audited read like the pages.
+    site = [project.config_file, project.root / "scripts"]
+    return [*_data_folders(project), PACKAGE, *site, *pages, *map(Path, sorted(prefixes))]
 
 
 @functools.cache
@@ -230,7 +233,24 @@ class _NoInput(io.TextIOBase):
 
     @property
     def buffer(self):
-        self.read()
+        """The binary side, which refuses reading the same way (comparing it, as MkDocs' config
+        loader does with a file it was given, is no read)."""
+        return _NoBinaryInput(self.read)
+
+
+class _NoBinaryInput(io.RawIOBase):
+    def __init__(self, refuse) -> None:
+        self._refuse = refuse
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return 0
+
+    def readinto(self, buffer) -> int:
+        self._refuse()
+        return 0
 
 
 def _no_input() -> None:
