@@ -11,10 +11,11 @@ import markdown
 import pytest
 
 from conftest import reader_machine
-from docpipe import catalog, sections
+from docpipe import sections
 from docpipe.pages import reading as pages
-from docpipe.pages import values as glue
-from docpipe.project import ROOT
+from docpipe.pages import values
+from projects import REPO as ROOT
+from projects import SITE
 
 PAGE = """\
 # Sandbox
@@ -40,20 +41,20 @@ def shows(box, *names: str) -> None:
 @pytest.mark.unit
 def test_every_section_a_page_includes_is_what_pymdownx_includes():
     """Parity on the real files: the runner's section text is pymdownx's own expansion."""
+    options = SITE.site.snippets_options  # as mkdocs.yml gives them, base_path from the root
+    bases = [str(ROOT / b) for b in options.get("base_path", ["."])]
     md = markdown.Markdown(
         extensions=["pymdownx.snippets"],
-        extension_configs={
-            "pymdownx.snippets": {"base_path": [str(ROOT)], "check_paths": True,
-                                  "dedent_subsections": True}
-        },
-    )  # fmt: skip
+        extension_configs={"pymdownx.snippets": {**options, "base_path": bases}},
+    )
     checked = 0
-    for page in pages.markdown_pages():
-        for inc in pages.includes(page):
+    for page in pages.markdown_pages(SITE):
+        for inc in pages.includes(SITE, page):
             if not inc.section:
                 continue
             expanded = md.preprocessors["snippet"].run([f'--8<-- "{inc.target}"'])
-            ours = sections.section_text(inc.path.read_text(encoding="utf-8"), inc.section)
+            text = inc.path.read_text(encoding="utf-8")
+            ours = sections.section_text(text, inc.section, options)
             assert "\n".join(expanded).strip("\n") == ours, f"{page}:{inc.line}"
             checked += 1
     assert checked > 20
@@ -98,8 +99,8 @@ def test_check_and_the_tests_agree_on_a_hash_order_snippet(sandbox):
     # What the pytest drift test does, in a process whose own hash seed is random.
     probe = (
         "import sys; sys.path.insert(0, 'scripts')\n"
-        "from docpipe import catalog, pipeline\n"
-        "cat = catalog.load()\n"
+        "from docpipe import catalog, cli, pipeline\n"
+        "cat = catalog.load(cli.default_project())\n"
         "r = pipeline.check(cat.snippets, cat, pipeline.Options(), whole_site=True)\n"
         "print(sorted(s.name for s in r.drifted), r.failed, r.problems)\n"
     )
@@ -244,15 +245,11 @@ def test_bytecode_written_by_the_runner_is_no_recorded_file(sandbox):
 
 
 def render(text: str) -> str:
-    from mkdocs.utils.yaml import yaml_load
-
-    config = yaml_load(open(ROOT / "mkdocs.yml", encoding="utf-8"))
-    extensions, configs = [], {}
-    for item in config["markdown_extensions"]:
-        name, options = next(iter(item.items())) if isinstance(item, dict) else (item, {})
-        if name != "pymdownx.snippets":
-            extensions.append(name)
-            configs[name] = options or {}
+    """Markdown as the site renders it (its extensions and options, from MkDocs' loader),
+    without pymdownx.snippets (nothing here is included)."""
+    site = SITE.site
+    extensions = [e for e in site.extensions if e != "pymdownx.snippets"]
+    configs = {e: site.extension_configs.get(e, {}) for e in extensions}
     return markdown.markdown(text, extensions=extensions, extension_configs=configs)
 
 
@@ -260,14 +257,14 @@ def render(text: str) -> str:
 @pytest.mark.parametrize("value", ["<img src=x onerror=alert(1)>", "a<b", "*a* [b] $c$ & d"])
 def test_a_value_is_shown_as_text_in_prose_alt_text_and_math(monkeypatch, value):
     monkeypatch.setattr(
-        glue.records, "load", lambda snippet: type("R", (), {"values": {"v": value}})
+        values.records, "load", lambda snippet: type("R", (), {"values": {"v": value}})
     )
     page = (
         "Prose {{ examples/fit_line.py:v }} here.\n\n"
         "![Alt {{ examples/fit_line.py:v }}](x.svg)\n\n"
         "Math $x = {{ examples/fit_line.py:v }}$.\n"
     )
-    html = render(glue.substitute(page, "docs/x.md"))
+    html = render(values.substitute(SITE, page, "docs/x.md"))
     assert "<img src=x" not in html and "<b>" not in html
     import html as htmllib
 
@@ -277,11 +274,6 @@ def test_a_value_is_shown_as_text_in_prose_alt_text_and_math(monkeypatch, value)
     assert htmllib.unescape(alt) == value
     math = html.split('<span class="arithmatex">\\(x = ', 1)[1].split("\\)</span>", 1)[0]
     assert "<" not in math and "$" not in math.replace("\\$", "")
-
-
-@pytest.mark.unit
-def test_catalog_refuses_nothing_on_the_real_site():
-    catalog.load()  # the real tree follows the naming rule
 
 
 @pytest.mark.integration

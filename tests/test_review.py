@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from docpipe.project import ROOT
+from projects import REPO as ROOT
 
 PAGE = """
 # Review

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from docpipe.project import ROOT
+from projects import REPO as ROOT
+from projects import SITE
 
 
 @pytest.fixture(scope="module")
@@ -39,13 +40,13 @@ def test_an_output_a_normaliser_changed_says_so_beside_its_block(built):
     tmp_path, build = built
     assert build.returncode == 0, build.stderr
     expected_notes = 0
-    for page in pages.markdown_pages():
-        html_path = tmp_path / page.relative_to(ROOT / "docs").with_suffix("") / "index.html"
+    for page in pages.markdown_pages(SITE):
+        html_path = tmp_path / page.relative_to(SITE.docs).with_suffix("") / "index.html"
         if page.name == "index.md":
-            html_path = tmp_path / page.relative_to(ROOT / "docs").parent / "index.html"
+            html_path = tmp_path / page.relative_to(SITE.docs).parent / "index.html"
         html = html_path.read_text(encoding="utf-8")
         wanted = []
-        for use in pages.uses(page):
+        for use in pages.uses(SITE, page):
             if use.kind == "output":
                 wanted += [
                     BY_NAME[n].reader_sees.split("`")[0] for n in load(use.snippet).normalised

@@ -11,6 +11,7 @@ import textwrap
 import pytest
 
 from docpipe.pages import consistency
+from projects import SITE
 
 SNIPPET = """\
 # --8<-- [start:first]
@@ -132,10 +133,11 @@ def page(tmp_path, text: str):
 )
 @pytest.mark.unit
 def test_every_unread_marker_is_named_with_its_line(tmp_path, text):
-    found = consistency.unread_markers(page(tmp_path, "# Title\n\n" + text))
+    found = consistency.unread_markers(SITE, page(tmp_path, "# Title\n\n" + text))
     assert len(found) == 1, found
     line = 3 + (text.startswith(("$$", "!!!")))
-    assert found[0].startswith(f"{tmp_path}/page.md:{line}: {{{{")
+    assert (found[0].path, found[0].line) == (f"{tmp_path}/page.md", line)
+    assert str(found[0]).startswith(f"{tmp_path}/page.md:{line}: {{{{")
 
 
 @pytest.mark.unit
@@ -149,7 +151,7 @@ def test_every_unread_marker_is_named_with_its_line(tmp_path, text):
     ],
 )
 def test_values_code_latex_and_examples_are_no_unread_marker(tmp_path, text):
-    assert consistency.unread_markers(page(tmp_path, text)) == []
+    assert consistency.unread_markers(SITE, page(tmp_path, text)) == []
 
 
 @pytest.mark.unit
@@ -160,7 +162,7 @@ def test_sections_shown_out_of_order_are_named(tmp_path):
         '```python\n--8<-- "snippets/examples/fit_line.py:data"\n```\n\n'
         '```python\n--8<-- "snippets/examples/fit_line.py:snapshots"\n```\n',
     )
-    assert consistency.unshown_sections(shown) == [
+    assert [str(p) for p in consistency.unshown_sections(SITE, shown)] == [
         f"{tmp_path}/page.md:2: shows the sections of snippets/examples/fit_line.py as loop,"
         " data, snapshots; show them in the snippet's order, data, loop, snapshots (its notebook"
         " runs them top to bottom)"
@@ -170,4 +172,4 @@ def test_sections_shown_out_of_order_are_named(tmp_path):
 @pytest.mark.unit
 def test_a_whole_file_include_shows_every_section(tmp_path):
     shown = page(tmp_path, '```python\n--8<-- "snippets/examples/fit_line.py"\n```\n')
-    assert consistency.unshown_sections(shown) == []
+    assert consistency.unshown_sections(SITE, shown) == []

@@ -274,11 +274,11 @@ def test_each_tutorial_page_box_names_every_verified_version():
 
     assert verify.versions(PROJECT), "pyproject.toml lists versions to verify"
     pinned = versions.pin(PROJECT)
-    for page in pages.markdown_pages():
-        used = {u.snippet for u in pages.uses(page) if u.snippet}
+    for page in pages.markdown_pages(PROJECT):
+        used = {u.snippet for u in pages.uses(PROJECT, page) if u.snippet}
         if not used:
             continue
-        said = reproduced.box(used)
+        said = reproduced.box(PROJECT, used)
         assert said.startswith(f"torch {pinned.version} (recorded), "), (page, said)
         for version in verify.versions(PROJECT):
             assert f", {version} (" in said, (page, said)
@@ -294,8 +294,10 @@ def test_readers_see_what_a_verified_version_prints_otherwise(monkeypatch, tmp_p
         {LEAVES: child_result(LEAVES, moved), **{s: child_result(s) for s in OTHERS}},
     )
     recorded = versions.public(load(LEAVES).environment["torch"])
-    assert reproduced.box(set(OTHERS)) == f"torch {recorded} (recorded), 9.9.9 (same output)"
-    assert reproduced.box({LEAVES, *OTHERS}) == (
+    assert (
+        reproduced.box(PROJECT, set(OTHERS)) == f"torch {recorded} (recorded), 9.9.9 (same output)"
+    )
+    assert reproduced.box(PROJECT, {LEAVES, *OTHERS}) == (
         f"torch {recorded} (recorded), 9.9.9 (same output, except: {LEAVES.name} prints"
         " otherwise, as the note under its output says)"
     )
@@ -304,12 +306,12 @@ def test_readers_see_what_a_verified_version_prints_otherwise(monkeypatch, tmp_p
     assert "TensorBody.h:<strong>488</strong>" in note and "h:<strong>493</strong>" in note
     assert [reproduced.block_note(s) for s in OTHERS] == ["", ""]
     page = ROOT / "docs" / "backprop-by-hand.md"
-    markdown = reproduced.with_notes(page.read_text(encoding="utf-8"), page)
+    markdown = reproduced.with_notes(PROJECT, page.read_text(encoding="utf-8"), page)
     assert markdown.count('<small class="version-note">') == 1
-    (claim,) = [c for p in [page] for c in claims.find(p) if c.snippet == LEAVES][:1]
+    (claim,) = [c for c in claims.find(PROJECT, page) if c.snippet == LEAVES][:1]
     assert reproduced.claim_versions(LEAVES, claim.section) == ["9.9.9"]
     marker = f"{{{{ claim {LEAVES.key}.py:{claim.section} }}}}"
-    rendered = claims.render(f"A sentence. {marker}", "docs/x.md", "https://example.org/r", "")
+    rendered = claims.render(PROJECT, f"A sentence. {marker}", "docs/x.md")
     assert ", and in verified runs with torch 9.9.9" in rendered
     # A snippet changed since its verification is not verified, and its claims name no version.
     verification = verified_as(monkeypatch, tmp_path, {LEAVES: child_result(LEAVES)})
@@ -317,7 +319,7 @@ def test_readers_see_what_a_verified_version_prints_otherwise(monkeypatch, tmp_p
     from docpipe import verify
 
     verify.result_path(PROJECT, "9.9.9").write_bytes(verify.to_bytes(verification))
-    assert reproduced.box({LEAVES}) == (
+    assert reproduced.box(PROJECT, {LEAVES}) == (
         f"torch {recorded} (recorded), 9.9.9 (not verified since {LEAVES.name} changed)"
     )
     assert reproduced.claim_versions(LEAVES, claim.section) == []
@@ -330,7 +332,11 @@ def test_no_page_and_no_readme_types_a_torch_version():
 
     typed = re.compile(r"\btorch(?:\s*==\s*|\s+)v?\d+\.\d+")
     found = []
-    for path in [ROOT / "README.md", ROOT / "docs" / "authoring.md", *pages.markdown_pages()]:
+    for path in [
+        ROOT / "README.md",
+        ROOT / "docs" / "authoring.md",
+        *pages.markdown_pages(PROJECT),
+    ]:
         text = path.read_text(encoding="utf-8")
         for m in typed.finditer(text):
             found.append(
@@ -354,7 +360,10 @@ def test_a_version_never_verified_is_said_so(monkeypatch, tmp_path):
 
     verified_in(monkeypatch, tmp_path)
     recorded = versions.public(load(LEAVES).environment["torch"])
-    assert reproduced.box({LEAVES}) == f"torch {recorded} (recorded), 9.9.9 (not verified yet)"
+    assert (
+        reproduced.box(PROJECT, {LEAVES})
+        == f"torch {recorded} (recorded), 9.9.9 (not verified yet)"
+    )
     found = verify.unverified(OTHERS, catalog.load(PROJECT))
     assert found == {"9.9.9": OTHERS}
     (report,) = verify.unverified_report(found, len(OTHERS))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from docpipe.project import ROOT
+from projects import REPO as ROOT
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 BIN = ROOT / ".venv" / "bin"

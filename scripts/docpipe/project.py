@@ -43,15 +43,7 @@ class Snippet:
     """One snippet of a project, named by its key; two snippets are equal when their keys are."""
 
     key: str  # "examples/fit_line": the path below snippets/, without ".py"
-    project: Project = field(default=None, compare=False, repr=False)  # TRANSITION: required
-
-    def __post_init__(self) -> None:  # TRANSITION: until every caller passes its project
-        if self.project is None:
-            object.__setattr__(self, "project", _transition())
-
-    @classmethod
-    def from_path(cls, path: str | Path, project: Project | None = None) -> Snippet:
-        return (project or _transition()).snippet_at(path)  # TRANSITION
+    project: Project = field(compare=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -91,7 +83,13 @@ class Site:
     repo_url: str  # repo_url as published
     edit_uri: str  # "edit/main/docs/"
     nav: tuple[str, ...] | None  # every page the nav names, relative to docs/ (None: no nav)
-    snippets_options: dict  # pymdownx.snippets' options, as the build passes them
+    extensions: tuple[str, ...]  # the Markdown extensions the build uses, in order
+    extension_configs: dict  # their options, as the build passes them
+
+    @property
+    def snippets_options(self) -> dict:
+        """pymdownx.snippets' options, as the build passes them."""
+        return self.extension_configs.get("pymdownx.snippets", {})
 
     @property
     def branch(self) -> str:
@@ -226,7 +224,8 @@ def _load_site(config_file: Path) -> Site:
         repo_url=published.get("repo_url") or config.repo_url or "",
         edit_uri=config.edit_uri or "",
         nav=None if config.nav is None else tuple(_nav_pages(config.nav)),
-        snippets_options=dict(config.mdx_configs.get("pymdownx.snippets", {})),
+        extensions=tuple(config.markdown_extensions),
+        extension_configs={k: dict(v) for k, v in config.mdx_configs.items()},
     )
 
 
@@ -256,46 +255,3 @@ def _nav_pages(nav) -> list[str]:
     if isinstance(nav, list):
         return [p for v in nav for p in _nav_pages(v)]
     return []
-
-
-# ---- TRANSITION: module-level names of the repository this code sits in, kept only until
-# every module takes its Project (issue 26). Nothing new may use them; they go at the end.
-_DEFAULT: Project | None = None
-
-
-def _transition() -> Project:
-    global _DEFAULT
-    if _DEFAULT is None or _DEFAULT.root != ROOT:  # tests still patch ROOT
-        _DEFAULT = Project(ROOT)
-    return _DEFAULT
-
-
-ROOT = Path(__file__).resolve().parents[2]
-SNIPPETS = ROOT / "snippets"
-DOCS = ROOT / "docs"
-GENERATED = DOCS / "generated"
-FIGURE_CODE = ROOT / "scripts" / "figures"
-NOTEBOOKS = DOCS / "notebooks"
-META = SNIPPETS / "snippets.toml"
-_ROOT_PREFIX = str(ROOT) + "/"
-
-
-def rel(path) -> str:
-    return _transition().rel(path)
-
-
-def owner(generated: Path) -> Snippet:
-    return _transition().owner(generated)
-
-
-def generated_index() -> dict[Snippet, set[Path]]:
-    return _transition().generated_index()
-
-
-def hosted_url() -> str:
-    return _transition().site.hosted_url
-
-
-def hosted_repo() -> tuple[str, str]:
-    site = _transition().site
-    return site.repo_url, site.edit_uri

@@ -42,7 +42,10 @@ with tempfile.TemporaryDirectory() as folder:
     config = {"site_name": "example", "markdown_extensions": [options]}
     project.config_file.write_text(yaml.safe_dump(config))
     copy = project.snippet(descend.key)
-    for source, target in [(descend.source, copy.source), (descend.record, copy.record)]:
+    for source, target in [
+        (descend.source, copy.source),
+        (descend.record, copy.record),
+    ]:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(source, target)
     project.meta.write_text(SETTINGS)
