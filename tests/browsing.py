@@ -18,8 +18,10 @@ from urllib.parse import urlparse
 
 import pytest
 
-from docpipe.paths import DOCS, ROOT, hosted_url
+from docpipe.paths import hosted_url
 
+ROOT = Path(__file__).resolve().parents[1]  # the repository (tests/ is one level below it)
+DOCS = ROOT / "docs"
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -158,9 +160,12 @@ class Visit:
 
     def open(self, path: str, until: str = "networkidle") -> None:
         """Open a page; `until` "networkidle" (no request for 500 ms) also waits for what the
-        page fetches late, which an offline check must see; "load" is enough for the rest."""
+        page fetches late; "load" is enough where nothing looks at late requests (tour.py
+        reads them at the end of its visit instead, seconds later). Either way it returns
+        once the page's images and fonts are ready, as a screenshot needs them."""
         self.page.goto(self.origin + path, wait_until=until)
         self.wait_for_images()
+        self.page.evaluate("() => document.fonts.ready.then(() => true)")
 
     def wait_for_images(self) -> None:
         """After instant navigation the load state is already reached while the new page's
@@ -187,8 +192,17 @@ class Visit:
         """What is wrong with the open page: outside requests, console errors, broken
         images, and math the build left to the browser (a formula not rendered, a KaTeX
         error, LaTeX left in the text, any KaTeX script loaded)."""
+        return self.traffic(path) + self.shown(path)
+
+    def traffic(self, path: str) -> list[str]:
+        """The requests to outside hosts and the console errors of this tab so far."""
         found = [f"{path}: request to an outside host: {u}" for u in self.outside]
-        found += [f"{path}: {e}" for e in self.errors]
+        return found + [f"{path}: {e}" for e in self.errors]
+
+    def shown(self, path: str) -> list[str]:
+        """What is wrong with what the page shows: broken images and math the build left
+        to the browser."""
+        found = []
         state = self.page.evaluate(
             """() => {
                 const shown = document.body.cloneNode(true);

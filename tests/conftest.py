@@ -236,6 +236,13 @@ def server():
 
 
 @pytest.fixture(scope="session")
+def shared_folder(tmp_path_factory) -> Path:
+    """A folder of this test session that every xdist worker sees."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
 def browser(tmp_path_factory):
     from browsing import SCREENSHOTS, launched_chromium
 

@@ -15,21 +15,22 @@ from pathlib import Path
 import pytest
 
 import tour
-from browsing import PAGES, Visit, site_base
-from docpipe.paths import ROOT
+from browsing import PAGES, ROOT, Visit, site_base
 from tour import FOCUS, describe
 
 
 @pytest.mark.parametrize(("path", "scheme"), tour.params(PAGES))
-def test_page_has_no_serious_accessibility_violation(path, scheme, browser, server):
+def test_page_has_no_serious_accessibility_violation(path, scheme, browser, server, shared_folder):
     """Every viewport, with collapsed content opened as a reader who opens it."""
-    found = tour.tour(browser, server, path, scheme).part("axe")
+    found = tour.tour(browser, server, path, scheme, shared_folder).part("axe")
     assert not found, f"{len(found)} serious accessibility violations:\n" + "\n".join(found)
 
 
 @pytest.mark.parametrize(("path", "scheme"), tour.params(PAGES))
-def test_keyboard_reaches_every_control_with_visible_focus(path, scheme, browser, server):
-    walked = tour.tour(browser, server, path, scheme).part("keyboard")
+def test_keyboard_reaches_every_control_with_visible_focus(
+    path, scheme, browser, server, shared_folder
+):
+    walked = tour.tour(browser, server, path, scheme, shared_folder).part("keyboard")
     stops, unreached, present = walked["stops"], walked["unreached"], walked["present"]
     where = f"{path} ({scheme} palette)"
     problems = [

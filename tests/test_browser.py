@@ -15,16 +15,15 @@ from urllib.parse import urlparse
 import pytest
 
 import tour
-from browsing import PAGES, Visit, site_base
+from browsing import DOCS, PAGES, ROOT, Visit, site_base
 from docpipe.figures import PALETTES
-from docpipe.paths import DOCS, ROOT
 
 SLATE_BACKGROUND = (0x1E, 0x21, 0x29)  # Material's slate scheme: hsl(232, 15%, 14%)
 
 
 @pytest.mark.parametrize(("path", "scheme"), tour.params(PAGES))
-def test_page_renders_completely_offline(path, scheme, browser, server):
-    problems = tour.tour(browser, server, path, scheme).part("offline")
+def test_page_renders_completely_offline(path, scheme, browser, server, shared_folder):
+    problems = tour.tour(browser, server, path, scheme, shared_folder).part("offline")
     assert not problems, "\n".join(problems)
 
 
