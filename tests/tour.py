@@ -262,6 +262,27 @@ def _offline(visit: Visit, path: str, scheme: str) -> list[str]:
     return problems
 
 
+def keyboard_problems(where: str, walked: dict) -> list[str]:
+    """What the keyboard part found wrong, one line each, `where` naming page and palette."""
+    stops, unreached, present = walked["stops"], walked["unreached"], walked["present"]
+    problems = [
+        f"{where}: the Tab key never reaches the {k} {e}" for k, v in unreached.items() for e in v
+    ]
+    problems += [
+        f"{where}: focus is on something invisible: {s['name']}" for s in stops if not s["visible"]
+    ]
+    problems += [
+        f"{where}: no visible focus indicator (outline or shadow) on {s['name']}"
+        for s in stops
+        if s["visible"] and not s["indicator"]
+    ]
+    for s in stops:
+        problems += describe(f"{where}, focused {s['name']}", s.get("contrast", []))
+    if present["palette toggle"] != 1 or present["footer link"] < 1:
+        problems.append(f"{where}: no palette toggle or no footer link: {present}")
+    return problems
+
+
 def _keyboard(visit: Visit, kinds: CheckedKinds | set[str]) -> dict:
     stops = tab_through(visit, kinds)
     unreached = {kind: visit.page.evaluate(UNREACHED, css) for kind, css in MUST_REACH.items()}
