@@ -262,7 +262,11 @@ def pytest_terminal_summary(terminalreporter, config):
 
     if STARTED not in config.stash or not SCREENSHOTS.is_dir():
         return
-    taken = [p for p in SCREENSHOTS.glob("*.jpg") if p.stat().st_mtime >= config.stash[STARTED]]
+    taken = [
+        p
+        for p in SCREENSHOTS.iterdir()
+        if p.suffix in (".png", ".jpg") and p.stat().st_mtime >= config.stash[STARTED]
+    ]
     if taken:
         terminalreporter.write_line(
             f"full-page screenshots ({len(taken)}, light and dark): {SCREENSHOTS}"
