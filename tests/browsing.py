@@ -18,8 +18,10 @@ from urllib.parse import urlparse
 
 import pytest
 
-from docpipe.project import DOCS, ROOT, hosted_url
+from projects import REPO, SITE
 
+ROOT = REPO
+DOCS = SITE.docs
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -91,7 +93,7 @@ def build_site(site: Path, origin: str) -> None:
 
 def site_base() -> str:
     """The path the hosted site lives under: the path of mkdocs.yml's default site_url."""
-    return urlparse(hosted_url()).path or "/"
+    return urlparse(SITE.site.hosted_url).path or "/"
 
 
 class _QuietServer(http.server.ThreadingHTTPServer):
@@ -139,6 +141,7 @@ class Visit:
         )
         self.outside: list[str] = []
         self.errors: list[str] = []
+        self.screenshots = SCREENSHOTS  # where screenshot() saves
         self.context.route("**/*", self._route)
         self.page = self.context.new_page()
         self.page.on("console", self._console)
@@ -158,9 +161,12 @@ class Visit:
 
     def open(self, path: str, until: str = "networkidle") -> None:
         """Open a page; `until` "networkidle" (no request for 500 ms) also waits for what the
-        page fetches late, which an offline check must see; "load" is enough for the rest."""
+        page fetches late; "load" is enough where nothing looks at late requests (tour.py
+        reads them at the end of its visit instead, seconds later). Either way it returns
+        once the page's images and fonts are ready, as a screenshot needs them."""
         self.page.goto(self.origin + path, wait_until=until)
         self.wait_for_images()
+        self.page.evaluate("() => document.fonts.ready.then(() => true)")
 
     def wait_for_images(self) -> None:
         """After instant navigation the load state is already reached while the new page's
@@ -187,8 +193,17 @@ class Visit:
         """What is wrong with the open page: outside requests, console errors, broken
         images, and math the build left to the browser (a formula not rendered, a KaTeX
         error, LaTeX left in the text, any KaTeX script loaded)."""
+        return self.traffic(path) + self.shown(path)
+
+    def traffic(self, path: str) -> list[str]:
+        """The requests to outside hosts and the console errors of this tab so far."""
         found = [f"{path}: request to an outside host: {u}" for u in self.outside]
-        found += [f"{path}: {e}" for e in self.errors]
+        return found + [f"{path}: {e}" for e in self.errors]
+
+    def shown(self, path: str) -> list[str]:
+        """What is wrong with what the page shows: broken images and math the build left
+        to the browser."""
+        found = []
         state = self.page.evaluate(
             """() => {
                 const shown = document.body.cloneNode(true);
@@ -222,10 +237,12 @@ class Visit:
         return found
 
     def screenshot(self, path: str, scheme: str) -> None:
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        """The whole page as a JPEG (quality 85): at full size a long page is 30,000 pixels
+        tall, and JPEG encodes it in two thirds of PNG's time at about the same size."""
+        self.screenshots.mkdir(parents=True, exist_ok=True)
         name = path.strip("/").replace("/", "__") or "index"
-        target = SCREENSHOTS / f"{name}-{scheme}.png"
-        self.page.screenshot(path=target, full_page=True)
+        target = self.screenshots / f"{name}-{scheme}.jpg"
+        self.page.screenshot(path=target, full_page=True, type="jpeg", quality=85)
 
     def close(self) -> None:
         self.context.close()

@@ -293,6 +293,13 @@ def server():
 
 
 @pytest.fixture(scope="session")
+def shared_folder(tmp_path_factory) -> Path:
+    """A folder of this test session that every xdist worker sees."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
 def browser(tmp_path_factory):
     from browsing import SCREENSHOTS, launched_chromium
 
@@ -312,7 +319,11 @@ def pytest_terminal_summary(terminalreporter, config):
 
     if STARTED not in config.stash or not SCREENSHOTS.is_dir():
         return
-    taken = [p for p in SCREENSHOTS.glob("*.png") if p.stat().st_mtime >= config.stash[STARTED]]
+    taken = [
+        p
+        for p in SCREENSHOTS.iterdir()
+        if p.suffix in (".png", ".jpg") and p.stat().st_mtime >= config.stash[STARTED]
+    ]
     if taken:
         terminalreporter.write_line(
             f"full-page screenshots ({len(taken)}, light and dark): {SCREENSHOTS}"

@@ -15,16 +15,15 @@ from urllib.parse import urlparse
 import pytest
 
 import tour
-from browsing import PAGES, Visit, site_base
-from docpipe.project import DOCS, ROOT
+from browsing import DOCS, PAGES, ROOT, Visit, site_base
 from docpipe.run.figures import PALETTES
 
 SLATE_BACKGROUND = (0x1E, 0x21, 0x29)  # Material's slate scheme: hsl(232, 15%, 14%)
 
 
 @pytest.mark.parametrize(("path", "scheme"), tour.params(PAGES))
-def test_page_renders_completely_offline(path, scheme, browser, server):
-    problems = tour.tour(browser, server, path, scheme).part("offline")
+def test_page_renders_completely_offline(path, scheme, browser, server, shared_folder):
+    problems = tour.tour(browser, server, path, scheme, shared_folder).part("offline")
     assert not problems, "\n".join(problems)
 
 
@@ -42,7 +41,8 @@ def test_instant_navigation_by_clicking_renders_math_and_figures(browser, server
             visit.page.evaluate("() => { document.querySelector('article').dataset.old = 1; }")
             link.first.click()
             visit.page.wait_for_function("() => !document.querySelector('article[data-old]')")
-            visit.page.wait_for_load_state("networkidle")
+            # the new content is in place: wait for its images, not for an idle network (what
+            # a page fetches late is the tours' check, which reads a whole visit's requests)
             visit.wait_for_images()
             path = urlparse(visit.page.url).path.removeprefix(site_base().rstrip("/"))
             seen.append(path)

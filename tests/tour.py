@@ -14,23 +14,24 @@ node_modules/axe-core/axe.min.js into each page under test: the site never loads
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
-from browsing import Visit, not_run
-from docpipe.project import ROOT
+from browsing import ROOT, Visit, not_run
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")
 SCHEMES = ("light", "dark")
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 
-# Runs axe over the whole document, or with `rules` only those rules on the focused element.
-RUN_AXE = """async ({ blocking, rules }) => {
+# Runs axe over the whole document, or the focused element; all rules, or only `rules`.
+RUN_AXE = """async ({ blocking, rules, focused }) => {
     const only = rules ? { runOnly: rules } : {};
-    const context = rules ? document.activeElement : document;
+    const context = focused ? document.activeElement : document;
     const result = await axe.run(context, { resultTypes: ['violations'], ...only });
     return result.violations
         .filter(v => blocking.includes(v.impact))
@@ -57,12 +58,16 @@ def axe_script() -> Path:
     )
 
 
-def serious_violations(visit: Visit, rules: list[str] | None = None) -> list[dict]:
+def serious_violations(
+    visit: Visit, rules: list[str] | None = None, focused: bool = False
+) -> list[dict]:
     """The page's serious and critical axe violations (rule, impact, help, nodes); with
-    `rules`, only those rules and only on the focused element."""
+    `rules`, only those rules; with `focused`, only on the focused element."""
     if not visit.page.evaluate("() => typeof axe !== 'undefined'"):
         visit.page.add_script_tag(path=axe_script())
-    return visit.page.evaluate(RUN_AXE, {"blocking": list(BLOCKING), "rules": rules})
+    return visit.page.evaluate(
+        RUN_AXE, {"blocking": list(BLOCKING), "rules": rules, "focused": focused}
+    )
 
 
 def describe(where: str, violations: list[dict]) -> list[str]:
@@ -135,15 +140,28 @@ UNREACHED = """(selector) => [...document.querySelectorAll(selector)]
 MOST_TAB_STOPS = 2000  # far more than any page has: a page that traps focus fails here
 
 
-# The focused kinds (region, tag and classes) whose colours this process has checked, per
-# palette: a kind takes its colours from the theme's CSS, the same on every page, so each is
-# checked on the first page that has it (in each worker).
-CHECKED_KINDS: dict[str, set[str]] = {"light": set(), "dark": set()}
+class CheckedKinds:
+    """The focused kinds (region, tag and classes) whose colours this test session has
+    checked in one palette, shared by every xdist worker through a file: a kind takes its
+    colours from the theme's CSS, the same on every page, so each is checked on the first
+    page that has it (checking one costs an axe run over the whole page, half a second)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def claim(self, kind: str) -> bool:
+        """True for the first caller with this kind, who then checks it."""
+        with FileLock(f"{self.path}.lock"):
+            known = json.loads(self.path.read_text()) if self.path.exists() else []
+            if kind in known:
+                return False
+            self.path.write_text(json.dumps([*known, kind]))
+            return True
 
 
-def tab_through(visit: Visit, checked: set[str]) -> list[dict]:
+def tab_through(visit: Visit, checked: CheckedKinds | set[str]) -> list[dict]:
     """Press Tab from the top of the page until focus leaves the page's last element; check
-    the colours of each focused kind not in `checked` (and add it)."""
+    the colours of each focused kind not yet `checked` (and add it)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     visit.page.add_style_tag(content=NO_TRANSITIONS)
@@ -164,11 +182,18 @@ def tab_through(visit: Visit, checked: set[str]) -> list[dict]:
             except PlaywrightTimeout:
                 pass  # reported as focus without an indicator
             stop = visit.page.evaluate(FOCUS)
-        if stop["textKind"] and stop["textKind"] not in checked:
-            checked.add(stop["textKind"])
-            stop["contrast"] = serious_violations(visit, ["color-contrast"])
+        if stop["textKind"] and _claim(checked, stop["textKind"]):
+            stop["contrast"] = serious_violations(visit, ["color-contrast"], focused=True)
         stops.append(stop)
     raise AssertionError(f"focus never left the page after {MOST_TAB_STOPS} Tab presses")
+
+
+def _claim(checked: CheckedKinds | set[str], kind: str) -> bool:
+    if isinstance(checked, CheckedKinds):
+        return checked.claim(kind)
+    first = kind not in checked
+    checked.add(kind)
+    return first
 
 
 @dataclass
@@ -198,40 +223,72 @@ def params(pages: list[str]) -> list:
 _TAKEN: dict[tuple[str, str], Tour] = {}
 
 
-def tour(browser, server: str, path: str, scheme: str) -> Tour:
-    """The visit to `path` in the `scheme` palette, taken on first use in this process."""
+def tour(browser, server: str, path: str, scheme: str, shared: Path) -> Tour:
+    """The visit to `path` in the `scheme` palette, taken on first use in this process;
+    `shared` is a folder every worker of the session sees (for CheckedKinds)."""
     if (path, scheme) not in _TAKEN:
-        _TAKEN[path, scheme] = _take(browser, server, path, scheme)
+        kinds = CheckedKinds(shared / f"focused-kinds-{scheme}.json")
+        _TAKEN[path, scheme] = take(Visit(browser, server, scheme), path, scheme, kinds)
     return _TAKEN[path, scheme]
 
 
-def _take(browser, server: str, path: str, scheme: str) -> Tour:
-    visit = Visit(browser, server, scheme)
+def take(visit: Visit, path: str, scheme: str, kinds: CheckedKinds | set[str]) -> Tour:
+    """Every part of the visit in turn, in `visit`'s tab (closed at the end)."""
     taken = Tour()
-    parts = {"offline": _offline, "keyboard": _keyboard, "axe": _axe}
+    parts = {
+        "offline": lambda: _offline(visit, path, scheme),
+        "keyboard": lambda: _keyboard(visit, kinds),
+        "axe": lambda: _axe(visit, path, scheme),
+    }
     try:
         for name, part in parts.items():
             try:
-                taken.found[name] = part(visit, path, scheme)
+                taken.found[name] = part()
             # kept for the test of that part, pytest's skip and fail (a missing tool) too
             except (Exception, pytest.skip.Exception, pytest.fail.Exception) as error:
                 taken.found[name] = error
+        # What the page fetched late (after it loaded) or logged while the keyboard and the
+        # audit used it: the offline check reads the requests and errors of the whole visit,
+        # seconds long, instead of waiting for the network to idle before the screenshot.
+        if isinstance(taken.found["offline"], list):
+            taken.found["offline"] = visit.traffic(path) + taken.found["offline"]
     finally:
         visit.close()
     return taken
 
 
 def _offline(visit: Visit, path: str, scheme: str) -> list[str]:
-    """Opens the page, waiting until the network is idle (what the page fetches late, an
-    offline check must see), and takes its full-page screenshot."""
-    visit.open(path)
-    problems = visit.problems(path)
+    """Opens the page (once it has loaded, with its images and fonts), checks what it shows
+    and takes its full-page screenshot; take() adds the visit's requests and errors."""
+    visit.open(path, until="load")
+    problems = visit.shown(path)
     visit.screenshot(path, scheme)
     return problems
 
 
-def _keyboard(visit: Visit, path: str, scheme: str) -> dict:
-    stops = tab_through(visit, CHECKED_KINDS[scheme])
+def keyboard_problems(where: str, walked: dict) -> list[str]:
+    """What the keyboard part found wrong, one line each, `where` naming page and palette."""
+    stops, unreached, present = walked["stops"], walked["unreached"], walked["present"]
+    problems = [
+        f"{where}: the Tab key never reaches the {k} {e}" for k, v in unreached.items() for e in v
+    ]
+    problems += [
+        f"{where}: focus is on something invisible: {s['name']}" for s in stops if not s["visible"]
+    ]
+    problems += [
+        f"{where}: no visible focus indicator (outline or shadow) on {s['name']}"
+        for s in stops
+        if s["visible"] and not s["indicator"]
+    ]
+    for s in stops:
+        problems += describe(f"{where}, focused {s['name']}", s.get("contrast", []))
+    if present["palette toggle"] != 1 or present["footer link"] < 1:
+        problems.append(f"{where}: no palette toggle or no footer link: {present}")
+    return problems
+
+
+def _keyboard(visit: Visit, kinds: CheckedKinds | set[str]) -> dict:
+    stops = tab_through(visit, kinds)
     unreached = {kind: visit.page.evaluate(UNREACHED, css) for kind, css in MUST_REACH.items()}
     present = {
         kind: visit.page.evaluate("(css) => document.querySelectorAll(css).length", css)
@@ -253,6 +310,53 @@ UNFOCUSED_AT_TOP = """() => {
     return !(search && search.checked);
 }"""
 
+# The page reacts to its own size with ResizeObservers: Material makes a code block that
+# overflows focusable (tabindex 0) and docs/javascripts does so for the other boxes that
+# scroll. Observers are told in the next rendering step after a resize, not when the resize
+# returns; an audit run before that step (a loaded machine delays it) finds every newly
+# overflowing box unfocusable. This resolves once a ResizeObserver made now has been told of
+# the layout at `width`: observers are told in the order they were made, so the page's own,
+# made when it loaded, have then been told too. false if that never happens, within a bound.
+LAYOUT_SEEN = """(width) => new Promise(done => {
+    const seen = new ResizeObserver(() => {
+        if (window.innerWidth !== width) return;  // the new size is not laid out yet
+        seen.disconnect();
+        done(true);
+    });
+    seen.observe(document.documentElement);
+    setTimeout(() => { seen.disconnect(); done(false); }, 10000);
+})"""
+
+
+def settle(visit: Visit, width: int) -> None:
+    """Wait until the page has reacted to its layout at `width`: its observers, then the
+    theme's animations and transitions."""
+    assert visit.page.evaluate(LAYOUT_SEEN, width), f"the page was never laid out at {width}px"
+    visit.page.evaluate(SETTLED)
+
+
+# The axe rules whose outcome depends on colours: contrast of text, and links told apart from
+# the text around them (color-contrast-enhanced, the AAA level, is off by default).
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+
+
+def audited_rules(scheme: str, viewport: str) -> list[str] | None:
+    """The rules audited in this palette at this width (None: all of them).
+
+    Everything is audited at the desktop width in both palettes, and at the phone width in
+    the light one. At the phone width in the dark palette only the colour rules run again,
+    because the others cannot find anything new there: they read the markup, the layout and
+    which elements are shown. Both palettes share the markup (one template), and Material's
+    palette stylesheet and docs/stylesheets/extra.css's palette rules set colours only (and
+    `color-scheme`), so the layout at one width is the same in both. What a palette shows or
+    hides (a figure's #only-light or #only-dark image, the toggle's label for the other
+    palette) has every rule run on it at the desktop width in its own palette. The colours
+    are audited in both palettes at both widths; test_a_defect_planted_in_one_palette_fails_
+    its_checks plants one that shows at the phone width only, in either palette. The other
+    rules are a fifth to a quarter of a run on the long pages.
+    """
+    return COLOUR_RULES if (scheme, viewport) == ("dark", "phone") else None
+
 
 def _axe(visit: Visit, path: str, scheme: str) -> list[str]:
     """Each viewport in turn: the page is audited at the first size and resized to the next."""
@@ -263,7 +367,7 @@ def _axe(visit: Visit, path: str, scheme: str) -> list[str]:
     found = []
     for viewport, size in VIEWPORTS.items():
         visit.page.set_viewport_size(size)
-        visit.page.evaluate(SETTLED)
+        settle(visit, size["width"])
         where = f"{path} ({scheme} palette, {viewport})"
-        found += describe(where, serious_violations(visit))
+        found += describe(where, serious_violations(visit, audited_rules(scheme, viewport)))
     return found
