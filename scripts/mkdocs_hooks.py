@@ -44,7 +44,6 @@ PROJECT: Project | None = None  # the folder of the mkdocs.yml being built (on_c
 def on_startup(command, dirty):
     global SERVING
     SERVING = command == "serve"
-    live.start(serving=SERVING)
 
 
 def on_serve(server, config, builder):
@@ -90,7 +89,7 @@ def on_pre_build(config):
         CATALOG, SITE_PROBLEMS = None, [e.problem]
     if SITE_PROBLEMS and not SERVING:
         raise PluginError("\n".join(map(str, SITE_PROBLEMS)))
-    live.refresh(PROJECT)
+    live.refresh()
 
 
 def colab_url(site, notebook: str) -> str | None:
@@ -210,6 +209,7 @@ math_log = logging.getLogger("mkdocs.hooks.katex")
 def on_config(config):
     global PROJECT
     PROJECT = Project(Path(config.config_file_path).parent)
+    live.start(serving=SERVING, project=PROJECT)
     katex.mark_notebook_math()  # notebooks' math marked as arithmatex marks a page's
 
 

@@ -215,7 +215,7 @@ def test_an_unknown_normaliser_is_named(recorded):
     run = recorded.regen()
     assert run.returncode == 2
     assert run.stderr == (
-        "error: snippets/snippets.toml: [\"good.py\"] normalise: unknown normaliser 'dates'"
+        "PROBLEM snippets/snippets.toml:2: [\"good.py\"] normalise: unknown normaliser 'dates'"
         " (known: timings)\n"
     )
 

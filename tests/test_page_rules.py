@@ -7,7 +7,6 @@ that spares nothing is reported. --check, regen and `mkdocs build --strict` say 
 from __future__ import annotations
 
 import ast
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -17,7 +16,6 @@ import pytest
 from docpipe import catalog
 from docpipe.pages import agreement, claims, generality, rules, sentences, typed
 from docpipe.problems import Problem
-from projects import REPO as ROOT
 from projects import SmallProject
 
 
@@ -595,8 +593,6 @@ PROBLEMS = [
 @pytest.fixture
 def recorded(sandbox):
     """A sandbox whose page shows a hand result and autograd's, asserted equal, recorded."""
-    shutil.copy(ROOT / "scripts" / "mkdocs_hooks.py", sandbox.root / "scripts" / "mkdocs_hooks.py")
-    shutil.copytree(ROOT / "overrides", sandbox.root / "overrides")
     sandbox.write("snippets/cubic.py", CUBIC + CUBIC_CLAIM)
     sandbox.write("snippets/snippets.toml", SANDBOX_META)
     clean = SANDBOX_PAGE.replace(" at $x = 4$", "").replace(PROBLEMS_LINE, "That is all.")

@@ -20,6 +20,7 @@ from docpipe.problems import RUN, DocpipeError
 from docpipe.project import Project
 from docpipe.recorded import cache, writing
 from docpipe.run import artifacts, execute, messages, pool
+from projects import SmallProject
 
 pytestmark = pytest.mark.unit
 
@@ -68,12 +69,13 @@ pytestmark = pytest.mark.unit
     ],
 )
 def test_every_mistake_in_the_settings_is_one_line_naming_its_line(tmp_path, toml, message):
-    meta = tmp_path / "snippets.toml"
-    meta.write_text(toml)
+    small = SmallProject(tmp_path)
+    small.project.meta.write_text(toml)  # as written: its lines are the message's
+    small.write("snippets/examples/fit_line.py", "")
     with pytest.raises(catalog.CatalogError) as e:
-        catalog.load(meta)
-    assert str(e.value).startswith(str(tmp_path) + "/")
-    assert str(e.value).removeprefix(f"{tmp_path}/").startswith(message)
+        small.catalog()
+    assert str(e.value).startswith("snippets/" + message)
+    assert e.value.problem.path == "snippets/snippets.toml"
     assert "\n" not in str(e.value)
 
 

@@ -186,24 +186,17 @@ def outdated(cat: Catalog, among: set[Snippet] | None = None) -> dict[Snippet, f
 _session: Session | None = None
 
 
-def watched() -> list[Path]:
+def watched(project: Project) -> list[Path]:
     """What `mkdocs serve` watches besides docs/ and mkdocs.yml (which MkDocs watches itself):
     the snippets and their figure code."""
-    project = _session.project if _session else _default()
     return [project.snippets, project.figure_code]
 
 
-def _default() -> Project:  # TRANSITION (issue 26): the hooks pass their Project; delete then
-    from docpipe.cli import default_project
-
-    return default_project()
-
-
-def start(serving: bool, project: Project | None = None) -> None:
-    """Begin a serve session (MkDocs' on_startup); a plain build has none."""
+def start(serving: bool, project: Project) -> None:
+    """Begin a serve session (the hooks' on_config, once per serve); a plain build has none."""
     global _session
     if serving and _session is None:
-        _session = Session(project or _default())
+        _session = Session(project)
         if not _session.runs:
             log.info(
                 "live: torch, numpy or matplotlib is not installed, so edited snippets are not "

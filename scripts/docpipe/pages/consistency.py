@@ -33,7 +33,8 @@ def page_problems(cat: Catalog, outputs_made_later: bool = False) -> list[Proble
     uses = pages.all_uses(project)
     for use in uses:
         where = project.rel(use.page), use.line
-        if use.snippet is not None and use.snippet not in cat.settings:
+        named = use.path is not None and not use.path.exists()  # by include_problems
+        if use.snippet is not None and use.snippet not in cat.settings and not named:
             found.append(Problem(*where, f"{use.snippet.name} does not exist"))
         elif use.kind == "value" and use.detail not in cat.settings[use.snippet].values:
             found.append(

@@ -43,6 +43,7 @@ class Include:
     section: str  # "" for the whole file
     problem: str  # "" or why pymdownx would not include it as this site needs
     fence: Fence | None  # the fenced block the include line stands in
+    missing: bool = False  # its only problem: the file does not exist (yet: regen writes it)
 
 
 @dataclass(frozen=True)
@@ -101,15 +102,18 @@ def includes(project: Project, page: Path, text: str | None = None) -> list[Incl
         if lines:
             problem = "include by named section, never by line numbers"
         full = Path(os.path.normpath(base / path))
-        if not full.is_file():
-            problem = problem or f"{path} does not exist"
-        elif project.snippets in full.parents and full.suffix == ".py":
+        if project.snippets in full.parents and full.suffix == ".py":
             try:
                 project.snippet_at(full)
             except ValueError as e:
                 problem = problem or str(e)
+        missing = not problem and not full.is_file()
+        if missing:
+            problem = f"{path} does not exist"
         section = (section or "")[1:]
-        found.append(Include(page, number, target, full, section, problem, by_line.get(number)))
+        found.append(
+            Include(page, number, target, full, section, problem, by_line.get(number), missing)
+        )
     return found
 
 
@@ -147,7 +151,13 @@ def _uses(project: Project, page: Path, mtime: int) -> tuple[Use, ...]:
     def line_of(pos: int) -> int:
         return text.count("\n", 0, pos) + 1
 
-    found = [classify(project, inc) for inc in includes(project, page, text) if not inc.problem]
+    # What a page uses does not depend on whether a file exists yet: this is cached by the
+    # page's time only, and a regen writes the outputs a page includes after reading it.
+    found = [
+        classify(project, inc)
+        for inc in includes(project, page, text)
+        if not inc.problem or inc.missing
+    ]
     for m in IMAGE.finditer(text):
         full = Path(os.path.normpath(page.parent / m["target"]))
         if project.generated in full.parents:

@@ -152,9 +152,10 @@ def _data_folders(project: Project) -> list[Path]:
 
 def readable_inside(project: Project) -> list[Path]:
     """What of the repository a sealed run may read: _data_folders(), the runner itself, the
-    site settings (mkdocs.yml and the scripts), the pages and the recorded runs beside them (a snippet about the runner reads them, as the
-    authoring page's run of the page rules reads descend.py's recorded values: an audited read,
-    so an input its cache entry is keyed on; never the notebooks), and an environment kept in
+    site settings (mkdocs.yml and the scripts), the pages and the recorded runs beside them (a
+    snippet about the runner reads them, as the authoring page's run of the page rules reads
+    descend.py's recorded values: an audited read, so an input its cache entry is keyed on;
+    never the notebooks), and an environment kept in
     the repository (a .venv). Everything outside it stays readable."""
     prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     pages = []
