@@ -124,6 +124,7 @@ def recorded(tmp_path):
     box.write("docs/generated/good.txt", "hello from good\n")
     box.write("docs/generated/good.json", "{}\n")
     box.write("mkdocs.yml", "site_name: Sandbox\n")
+    box.write("pyproject.toml", "[project]\nname = 'sandbox'\n")
     return box
 
 
@@ -144,12 +145,16 @@ def test_no_route_changes_anything_outside_the_job_folder(recorded):
 
 
 def test_a_sealed_run_reads_of_the_repository_only_what_the_runner_names(recorded):
-    # Another snippet's record may be read (an audited read: an input of the cache entry);
-    # the notebooks regen writes, and the repository's own files above the pages, may not.
-    recorded.write("snippets/record_reader.py", HEAD + "print(record.read_text())\n")
+    # Another snippet's record may be read, and the site settings MkDocs' loader reads
+    # (mkdocs.yml): audited reads, inputs of the cache entry. The notebooks regen writes, and
+    # the repository's other files above the pages, may not.
+    recorded.write(
+        "snippets/record_reader.py",
+        HEAD + "print(record.read_text())\nlen((record.parents[2] / 'mkdocs.yml').read_text())\n",
+    )
     recorded.write(
         "snippets/reader.py",
-        HEAD + "print((record.parents[2] / 'mkdocs.yml').read_text())\n",
+        HEAD + "print((record.parents[2] / 'pyproject.toml').read_text())\n",
     )
     recorded.write(
         "snippets/settings.py",
@@ -161,6 +166,7 @@ def test_a_sealed_run_reads_of_the_repository_only_what_the_runner_names(recorde
     assert "record_reader" not in failed, failed
     assert outcomes["record_reader"].output == b"hello from good\n\n"
     assert outcomes["record_reader"].result.inputs["docs/generated/good.txt"]  # an input
+    assert outcomes["record_reader"].result.inputs["mkdocs.yml"]
     assert failed["reader"].startswith("snippets/reader.py:5: PermissionError:"), failed
     assert REFUSED in failed["reader"]
     assert failed["settings"].startswith("snippets/settings.py:6: PermissionError:")

@@ -96,14 +96,19 @@ def test_the_colab_link_follows_repo_url_and_the_edit_branch():
     spec = importlib.util.spec_from_file_location("hooks", ROOT / "scripts" / "mkdocs_hooks.py")
     hooks = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hooks)
+    from dataclasses import replace
+
     notebook = "docs/notebooks/x.ipynb"
-    assert hooks.colab_url("https://github.com/a/b.git", "edit/dev/docs/", notebook) == (
+    site = SITE.site
+
+    def colab(repo_url: str, edit_uri: str) -> str | None:
+        return hooks.colab_url(replace(site, repo_url=repo_url, edit_uri=edit_uri), notebook)
+
+    assert colab("https://github.com/a/b.git", "edit/dev/docs/") == (
         "https://colab.research.google.com/github/a/b/blob/dev/docs/notebooks/x.ipynb"
     )
-    assert hooks.colab_url("https://github.com/a/b/", "", notebook).endswith(
-        "/a/b/blob/main/" + notebook
-    )
-    assert hooks.colab_url("https://gitlab.com/a/b", "edit/main/docs/", notebook) is None
+    assert colab("https://github.com/a/b/", "").endswith("/a/b/blob/main/" + notebook)
+    assert colab("https://gitlab.com/a/b", "edit/main/docs/") is None
 
 
 def _built_pages(site):
