@@ -72,6 +72,17 @@ def test_a_defect_planted_in_one_palette_fails_its_checks(scheme, browser, serve
     assert "desktop): color-contrast" not in audit, audit
 
 
+def test_the_walk_ends_where_focus_leaves_the_page_and_wraps_around():
+    """tour.walked() reads the record of Tab presses: the end is a press without focus
+    followed by the first stop again (or by none); a focus trap never ends."""
+    a, b, c = ({"name": n} for n in "abc")
+    assert tour.walked([a, b, None, a]) == [a, b]
+    assert tour.walked([a, b, None, None]) == [a, b]
+    assert tour.walked([a, None, b, c, None, a, b]) == [a, b, c]  # a moment without focus
+    assert tour.walked([a, b, None]) is None  # not known yet
+    assert tour.walked([a, b, c, a, b, c]) is None  # focus trapped in the page
+
+
 def test_palette_toggle_works_from_the_keyboard(browser, server):
     """Tab to the toggle, Enter switches the palette and keeps the focus on the toggle."""
     visit = Visit(browser, server, "light")
