@@ -7,6 +7,7 @@ import pytest
 
 from docpipe import pipeline
 from docpipe.run import machine, pool
+from projects import SITE
 from test_sandbox import in_project
 
 pytestmark = pytest.mark.integration
@@ -63,9 +64,9 @@ def runs(site_run):
     (about 1.5 CPU-seconds of imports each) are compared by `regen.py --audit`, which CI runs
     after these tests, with another hash seed and thread count besides."""
     from docpipe import catalog
-    from docpipe.run.environment import stamp
+    from docpipe.environment import stamp
 
-    cat = catalog.load()
+    cat = catalog.load(SITE)
 
     def publish(jobs: int, fork: bool) -> dict:
         opts = pipeline.Options(jobs=jobs, fork=fork)

@@ -13,12 +13,11 @@ import re
 
 import pytest
 
-from docpipe import catalog, cli, pipeline
+from docpipe import catalog, cli, environment, pipeline
 from docpipe.formats import github, terminal
 from docpipe.project import Project, Snippet
 from docpipe.recorded import drift, versions
 from docpipe.recorded.record import load
-from docpipe.run import environment
 from docpipe.run.execute import Result
 from docpipe.run.pool import Outcome
 

@@ -30,9 +30,9 @@ from pathlib import Path
 
 from docpipe import catalog
 from docpipe.catalog import Catalog
+from docpipe.environment import VERSIONED
 from docpipe.project import Project, Snippet
 from docpipe.recorded import fingerprints
-from docpipe.run.environment import VERSIONED
 
 SERVE_LOCK_WAIT = 5.0  # seconds a refresh waits for a regen started by hand, then says so
 RACE_RETRIES = 3  # runs of a snippet saved again while it ran

@@ -265,9 +265,9 @@ def _error(snippet: Snippet, result, message: str = "") -> Problem:
 def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool) -> CheckResult:
     """Run every snippet and compare what it would publish with what is committed."""
     from docpipe import verify
+    from docpipe.environment import stamp
     from docpipe.pages.reading import pages_using
     from docpipe.recorded import drift, fingerprints
-    from docpipe.run.environment import stamp
 
     project = cat.project
     result = CheckResult(len(snippets), project=project)
@@ -294,7 +294,7 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
         status, note = OK, ""
         if drifts:
             note = drift.environment_note(drift.recorded_environment(snippet), env)
-            content = drift.without_environment(
+            content = without_environment(
                 snippet, cat.settings[snippet], outcomes[snippet], env, on_disk.get(snippet, set())
             )
             if content is not None:
@@ -369,7 +369,7 @@ def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> 
 
 
 def _regen(snippets, cat, opts, force, cached, stats, taken, into, result) -> None:
-    from docpipe.run.environment import stamp
+    from docpipe.environment import stamp
 
     project = cat.project
     runs = cached["snippets"]
@@ -451,9 +451,9 @@ def _write_notebooks(
 def audit(snippets: list[Snippet], cat: Catalog, opts: Options) -> AuditResult:
     """Run everything twice, the second time in fresh interpreters with another hash seed and
     thread count, then once more as a reader would; name every snippet whose output moves."""
+    from docpipe.environment import stamp
     from docpipe.recorded import drift
     from docpipe.run import reader
-    from docpipe.run.environment import stamp
 
     project = cat.project
     result = AuditResult(len(snippets))
@@ -479,3 +479,17 @@ def audit(snippets: list[Snippet], cat: Catalog, opts: Options) -> AuditResult:
 
 def _clip(line: str, width: int = 200) -> str:
     return line if len(line) <= width else line[:width] + f"... ({len(line)} characters)"
+
+
+def without_environment(snippet: Snippet, settings, outcome, running: dict, on_disk: set[Path]):
+    """What still differs when the run is stamped with its recording's environment: the
+    content drifts and the files they compare, or None when the recording names no other
+    environment than this one (then every drift is content)."""
+    from docpipe.recorded import drift
+    from docpipe.run.artifacts import build
+
+    recorded = drift.recorded_environment(snippet)
+    if not recorded or recorded == running:
+        return None
+    files = build(snippet, settings, outcome, recorded)
+    return drift.compare(snippet.project, files, on_disk), files

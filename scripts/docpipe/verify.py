@@ -15,32 +15,39 @@ version: `--check` says so, and the site shows it (docpipe.pages.reproduced).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
 import sys
 import time
 import tomllib
-from dataclasses import dataclass, field, replace
-from functools import cache
 from pathlib import Path
 
 from docpipe.problems import RUN, DocpipeError
 from docpipe.project import Project, Snippet
-
-SAME, DIFFERS, FAILED, STALE = "same", "differs", "failed", "not verified"
-HELD, BROKE, NOT_RUN = "held", "failed", "not run"
+from docpipe.recorded.verified import (  # noqa: F401  (the read side, re-exported)
+    BROKE,
+    DIFFERS,
+    FAILED,
+    HELD,
+    NOT_RUN,
+    SAME,
+    STALE,
+    Status,
+    load,
+    recorded_digest,
+    recorded_files,
+    result_path,
+    status,
+    unverified,
+    versions,
+)
 
 
 class VerifyError(DocpipeError):
     """The verification could not run (its venv, its install); the message says why."""
 
     kind = RUN
-
-
-def result_path(project: Project, version: str) -> Path:
-    return project.verified / f"torch-{version}.json"
 
 
 def venv_path(project: Project, version: str) -> Path:
@@ -103,9 +110,9 @@ def child(project: Project, out: Path, jobs: int) -> None:
     with its recording's environment (so that only content can differ), or why it failed."""
     import docpipe.run.preload  # noqa: F401  (the zygote's preloads: a missing package fails here)
     from docpipe import catalog, pipeline
+    from docpipe.environment import stamp
     from docpipe.recorded.drift import recorded_environment
     from docpipe.run import artifacts
-    from docpipe.run.environment import stamp
     from docpipe.run.machine import fork_available
 
     cat = catalog.load(project)
@@ -140,30 +147,6 @@ def child(project: Project, out: Path, jobs: int) -> None:
 
 
 # ---- judging, in the project's own environment ----------------------------------------------
-
-
-def recorded_digest(snippet: Snippet, on_disk: set[Path] | None = None) -> str:
-    """What a verification compared with: the snippet's recorded files, the stamp left out."""
-    from docpipe.recorded.record import RecordError, load
-
-    files = on_disk if on_disk is not None else recorded_files(snippet)
-    digest = hashlib.sha256()
-    for path in sorted(files):
-        data = path.read_bytes()
-        if path == snippet.record:
-            try:
-                data = replace(load(snippet), environment={}).to_bytes()
-            except RecordError:
-                pass
-        digest.update(f"{snippet.project.rel(path)}\0{len(data)}\0".encode() + data)
-    return digest.hexdigest()
-
-
-def recorded_files(snippet: Snippet) -> set[Path]:
-    """The snippet's generated files on disk, by the naming rule (Project.owner), without
-    walking docs/generated/."""
-    candidates = snippet.record.parent.glob(f"{snippet.record.stem}.*")
-    return {p for p in candidates if p.is_file() and snippet.project.owner(p) == snippet}
 
 
 def cited_claims(snippet: Snippet) -> list[str]:
@@ -275,71 +258,6 @@ def verdicts(verification: dict) -> dict[str, tuple]:
 # ---- reading a committed verification --------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Status:
-    """A snippet's standing under one verified version."""
-
-    version: str
-    verdict: str  # SAME, DIFFERS, FAILED or STALE
-    entry: dict = field(default_factory=dict, compare=False)
-
-    @property
-    def differences(self) -> list[dict]:
-        return self.entry.get("differences", []) if self.verdict == DIFFERS else []
-
-
-def load(project: Project, version: str) -> dict | None:
-    path = result_path(project, version)
-    if not path.is_file():
-        return None
-    return _load(path, path.stat().st_mtime_ns)
-
-
-@cache
-def _load(path: Path, mtime: int) -> dict | None:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except ValueError:
-        return None
-
-
-def versions(project: Project) -> tuple[str, ...]:
-    """The versions the site is verified with: pyproject.toml's list."""
-    from docpipe.recorded.versions import PinError, pin
-
-    try:
-        pinned = pin(project)
-    except PinError:
-        return ()
-    return pinned.verify if pinned else ()
-
-
-def status(snippet: Snippet, version: str, settings=None) -> Status:
-    """Whether the committed verification of `version` still holds for the snippet: it does
-    unless the snippet, its inputs or its recording changed since it was verified."""
-    from docpipe.recorded import fingerprints
-
-    verification = load(snippet.project, version)
-    entry = (verification or {}).get("snippets", {}).get(snippet.name)
-    if not entry or entry.get("recorded") != recorded_digest(snippet):
-        return Status(version, STALE)
-    if settings is not None and entry.get("inputs"):
-        now = fingerprints.current(snippet, settings, entry["inputs"])
-        if fingerprints.changed(entry["inputs"], now):
-            return Status(version, STALE)
-    return Status(version, entry["verdict"], entry)
-
-
-def unverified(snippets: list[Snippet], cat) -> dict[str, list[Snippet]]:
-    """For each verified version, the snippets its committed verification no longer covers."""
-    found = {}
-    for version in versions(cat.project):
-        outdated = [s for s in snippets if status(s, version, cat.settings[s]).verdict == STALE]
-        if outdated:
-            found[version] = outdated
-    return found
-
-
 def unverified_report(found: dict[str, list[Snippet]], total: int) -> list[str]:
     out = []
     for version, stale in found.items():
@@ -399,7 +317,7 @@ def command_line(project: Project, wanted: list[str], check: bool, jobs: int) ->
         except InvalidVersion:
             print(f"error: --verify {version}: not a torch version (as 2.14.1)", file=sys.stderr)
             return 2
-    status = 0
+    exit_status = 0
     for version in chosen:
         try:
             say = lambda m: print(m, file=sys.stderr)  # noqa: E731
@@ -424,7 +342,7 @@ def command_line(project: Project, wanted: list[str], check: bool, jobs: int) ->
         committed = load(project, version)
         if committed is None:
             print(f"VERIFY {where} is missing; write it with: {command(version)}")
-            status = 1
+            exit_status = 1
             continue
         fresh, old = verdicts(verification), verdicts(committed)
         moved = sorted(n for n in fresh.keys() | old.keys() if fresh.get(n) != old.get(n))
@@ -432,8 +350,8 @@ def command_line(project: Project, wanted: list[str], check: bool, jobs: int) ->
             print(f"VERIFY {name}: {where} does not say what a run under {version} finds")
         if moved:
             print(f"fix: {command(version)}, then review and commit {where}")
-            status = 1
-    return status
+            exit_status = 1
+    return exit_status
 
 
 def _child_main(argv: list[str] | None = None) -> int:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from docpipe import verify
 from docpipe.pages import reading as pages
 from docpipe.project import Project, Snippet
 from docpipe.recorded import record as records
+from docpipe.recorded import verified as verify
 from docpipe.recorded.drift import changed_span, excerpt
 from docpipe.recorded.versions import public
 

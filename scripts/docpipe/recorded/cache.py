@@ -5,7 +5,7 @@ fingerprinted by the run itself as it read them (its source, local modules by th
 when Python loaded a .pyc, data files, figure code or its absence) or, for a file it read some
 other way (mmap, torch.from_file: execute.Result.reads), by the parent right after the run; its
 settings, the runner's own code, and the interpreter and package versions
-(docpipe.run.environment). Computing it imports none of those packages.
+(docpipe.environment). Computing it imports none of those packages.
 
 Hashing is skipped for a file whose stats (mtime, ctime, size, inode) are what they were when it
 was last hashed, as git's index does; a file modified within RACY_NS of its stats being taken is
@@ -26,9 +26,9 @@ from pathlib import Path
 
 from docpipe import PACKAGE
 from docpipe.catalog import Settings
+from docpipe.environment import identity
 from docpipe.project import ABSENT, Project
 from docpipe.recorded.fingerprints import UNREADABLE, settings_digest
-from docpipe.run.environment import identity
 
 RUNNER_CODE = PACKAGE  # the runner's own code, keyed as a whole (run/execute.py skips it)
 RACY_NS = 50_000_000  # stats younger than this (50 ms) may hide a same-tick edit

@@ -125,19 +125,6 @@ def marked(drift: Drift) -> list[tuple[int, Excerpt, Excerpt]]:
     return found[:MARKED_LINES]
 
 
-def without_environment(snippet: Snippet, settings, outcome, running: dict, on_disk: set[Path]):
-    """What still differs when the run is stamped with its recording's environment: the
-    content drifts and the files they compare, or None when the recording names no other
-    environment than this one (then every drift is content)."""
-    from docpipe.run.artifacts import build
-
-    recorded = recorded_environment(snippet)
-    if not recorded or recorded == running:
-        return None
-    files = build(snippet, settings, outcome, recorded)
-    return compare(snippet.project, files, on_disk), files
-
-
 def unified(name: str, recorded: bytes, actual: bytes) -> str:
     """A unified diff of a file (`name`, as the reader types it) as recorded and as run."""
     lines = list(

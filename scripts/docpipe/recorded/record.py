@@ -20,7 +20,7 @@ class RecordError(DocpipeError):
 @dataclass(frozen=True)
 class Record:
     command: str  # what a reader types to see this output
-    environment: dict[str, str]  # docpipe.run.environment.stamp() of the run
+    environment: dict[str, str]  # docpipe.environment.stamp() of the run
     sections: list[tuple[str | None, str]]  # (section, what it printed), in run order
     values: dict[str, str]  # quoted in prose as {{ <key>.py:<name> }}
     normalised: list[str] = field(default_factory=list)  # normalisers that changed the output

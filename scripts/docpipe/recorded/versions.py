@@ -115,7 +115,7 @@ def public(torch: str) -> str:
 
 def running_torch() -> tuple[str, str]:
     """The running torch's version with its build, and the file that says it."""
-    from docpipe.run.environment import stamp
+    from docpipe.environment import stamp
 
     spec = importlib.util.find_spec("torch")
     locations = list(spec.submodule_search_locations or []) if spec else []

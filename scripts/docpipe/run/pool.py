@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 
+from docpipe.environment import VERSIONED
 from docpipe.project import Project, Snippet
 from docpipe.run import execute, messages, tripwire, zygote
-from docpipe.run.environment import VERSIONED
 from docpipe.run.machine import default_jobs
 from docpipe.run.messages import Job, MalformedResult, Result, decode_result
 

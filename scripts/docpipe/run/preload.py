@@ -29,18 +29,15 @@ WITH_MATPLOTLIB = (
 
 
 def load(modules) -> None:
-    """Import these modules (and, with matplotlib, what the runner draws with)."""
+    """Import these modules (and, with matplotlib, what the runner draws with); once torch is
+    among them, pay its first use here too (at start, or preloaded later by a message)."""
     for name in modules:
         with contextlib.suppress(BaseException):
             importlib.import_module(name)
             if name == "matplotlib":
                 for module in WITH_MATPLOTLIB:
                     importlib.import_module(module)
-
-
-sections.preprocessor()  # every child reads its snippet's sections with pymdownx's grammar
-load(filter(None, os.environ.get(PRELOADS, "").split(",")))
-execute.reseed()  # the first call pays lazy set-up (numpy's is ~9 ms); each child reseeds anyway
+    _warm_torch()
 
 
 def _first_gradient() -> None:
@@ -75,7 +72,18 @@ def _stack_sources() -> None:
             linecache.getlines(module.__file__)
 
 
-if "torch" in sys.modules:
-    with contextlib.suppress(Exception):
-        _first_gradient()
-        _stack_sources()
+_torch_warm = False
+
+
+def _warm_torch() -> None:
+    global _torch_warm
+    if "torch" in sys.modules and not _torch_warm:
+        _torch_warm = True
+        with contextlib.suppress(Exception):
+            _first_gradient()
+            _stack_sources()
+
+
+sections.preprocessor()  # every child reads its snippet's sections with pymdownx's grammar
+load(filter(None, os.environ.get(PRELOADS, "").split(",")))
+execute.reseed()  # the first call pays lazy set-up (numpy's is ~9 ms); each child reseeds anyway

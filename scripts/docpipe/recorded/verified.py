@@ -1,0 +1,110 @@
+"""The recorded verifications, verified/torch-VERSION.json: reading them, and whether each still
+holds for a snippet (one that changed since is "not verified"). docpipe.verify makes them, by
+running every snippet under another torch; the pages read them here (docpipe.pages.reproduced)
+without anything that runs a snippet."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field, replace
+from functools import cache
+from pathlib import Path
+
+from docpipe.project import Project, Snippet
+
+SAME, DIFFERS, FAILED, STALE = "same", "differs", "failed", "not verified"
+HELD, BROKE, NOT_RUN = "held", "failed", "not run"
+
+
+def result_path(project: Project, version: str) -> Path:
+    return project.verified / f"torch-{version}.json"
+
+
+def recorded_digest(snippet: Snippet, on_disk: set[Path] | None = None) -> str:
+    """What a verification compared with: the snippet's recorded files, the stamp left out."""
+    from docpipe.recorded.record import RecordError, load
+
+    files = on_disk if on_disk is not None else recorded_files(snippet)
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        data = path.read_bytes()
+        if path == snippet.record:
+            try:
+                data = replace(load(snippet), environment={}).to_bytes()
+            except RecordError:
+                pass
+        digest.update(f"{snippet.project.rel(path)}\0{len(data)}\0".encode() + data)
+    return digest.hexdigest()
+
+
+def recorded_files(snippet: Snippet) -> set[Path]:
+    """The snippet's generated files on disk, by the naming rule (Project.owner), without
+    walking docs/generated/."""
+    candidates = snippet.record.parent.glob(f"{snippet.record.stem}.*")
+    return {p for p in candidates if p.is_file() and snippet.project.owner(p) == snippet}
+
+
+@dataclass(frozen=True)
+class Status:
+    """A snippet's standing under one verified version."""
+
+    version: str
+    verdict: str  # SAME, DIFFERS, FAILED or STALE
+    entry: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def differences(self) -> list[dict]:
+        return self.entry.get("differences", []) if self.verdict == DIFFERS else []
+
+
+def load(project: Project, version: str) -> dict | None:
+    path = result_path(project, version)
+    if not path.is_file():
+        return None
+    return _load(path, path.stat().st_mtime_ns)
+
+
+@cache
+def _load(path: Path, mtime: int) -> dict | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return None
+
+
+def versions(project: Project) -> tuple[str, ...]:
+    """The versions the site is verified with: pyproject.toml's list."""
+    from docpipe.recorded.versions import PinError, pin
+
+    try:
+        pinned = pin(project)
+    except PinError:
+        return ()
+    return pinned.verify if pinned else ()
+
+
+def status(snippet: Snippet, version: str, settings=None) -> Status:
+    """Whether the committed verification of `version` still holds for the snippet: it does
+    unless the snippet, its inputs or its recording changed since it was verified."""
+    from docpipe.recorded import fingerprints
+
+    verification = load(snippet.project, version)
+    entry = (verification or {}).get("snippets", {}).get(snippet.name)
+    if not entry or entry.get("recorded") != recorded_digest(snippet):
+        return Status(version, STALE)
+    if settings is not None and entry.get("inputs"):
+        now = fingerprints.current(snippet, settings, entry["inputs"])
+        if fingerprints.changed(entry["inputs"], now):
+            return Status(version, STALE)
+    return Status(version, entry["verdict"], entry)
+
+
+def unverified(snippets: list[Snippet], cat) -> dict[str, list[Snippet]]:
+    """For each verified version, the snippets its committed verification no longer covers."""
+    found = {}
+    for version in versions(cat.project):
+        outdated = [s for s in snippets if status(s, version, cat.settings[s]).verdict == STALE]
+        if outdated:
+            found[version] = outdated
+    return found
