@@ -54,7 +54,27 @@ def pytest_cmdline_main(config):
 # Under pytest-xdist, the longest work starts first, so that no worker is left running a long
 # piece alone at the end: the group that runs the whole site (test_drift, test_isolation), then
 # the visits to each page in each palette (tour.py), then the rest.
-def pytest_collection_modifyitems(items):
+LAYERS = ("unit", "integration", "site", "browser")  # README.md, "The tests, in layers"
+# Fixtures that make a test one of the runner's processes: a test using one is integration.
+PROCESS_FIXTURES = {"sandbox"}
+
+
+def layer(item) -> str | None:
+    """A test's layer: integration if it uses a sandbox, else its closest layer marker."""
+    if PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return "integration"
+    return next((m.name for m in item.iter_markers() if m.name in LAYERS), None)
+
+
+def pytest_collection_modifyitems(config, items):
+    unlayered = [item.nodeid for item in items if layer(item) is None]
+    if unlayered:
+        raise pytest.UsageError(
+            "tests without a layer (mark the module: pytestmark = pytest.mark.unit, integration,"
+            " site or browser): " + ", ".join(unlayered[:10])
+        )
+    for item in items:
+        item.add_marker(getattr(pytest.mark, layer(item)))  # so that `-m unit` selects it
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return
 
@@ -328,3 +348,24 @@ def pytest_terminal_summary(terminalreporter, config):
         terminalreporter.write_line(
             f"full-page screenshots ({len(taken)}, light and dark): {SCREENSHOTS}"
         )
+
+
+class StartedAProcess(AssertionError):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def _unit_layer_runs_in_process(request, monkeypatch):
+    """A unit test starts no process and imports no torch: what it checks does not depend on
+    either, so the layer stays fast and any failure is the code's, not the machine's."""
+    if layer(request.node) != "unit":
+        yield
+        return
+    had_torch = "torch" in sys.modules
+
+    def refuse(*args, **kwargs):
+        raise StartedAProcess(f"a unit test started a process: {args[:1]!r}")
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
+    yield
+    assert had_torch or "torch" not in sys.modules, "a unit test imported torch"

@@ -18,6 +18,8 @@ import tour
 from browsing import PAGES, ROOT, Visit, site_base
 from tour import FOCUS
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.mark.parametrize(("path", "scheme"), tour.params(PAGES))
 def test_page_has_no_serious_accessibility_violation(path, scheme, browser, server, shared_folder):

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from docpipe import catalog
 from docpipe.pages import reading as pages
 from docpipe.sections import find_sections
 from projects import REPO as ROOT
 from projects import SITE
+
+pytestmark = pytest.mark.unit
 
 BLOCK = re.compile(
     r'^(?P<fence>`{3,})(?P<lang>\w+) title="(?P<title>[^"]+)"\n(?P<body>.*?)^(?P=fence)$',

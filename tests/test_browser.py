@@ -18,6 +18,8 @@ import tour
 from browsing import DOCS, PAGES, ROOT, Visit, site_base
 from docpipe.run.figures import PALETTES
 
+pytestmark = pytest.mark.browser
+
 SLATE_BACKGROUND = (0x1E, 0x21, 0x29)  # Material's slate scheme: hsl(232, 15%, 14%)
 
 

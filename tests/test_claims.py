@@ -12,6 +12,8 @@ from docpipe.pages import claims, reproduced
 from docpipe.pages import reading as pages
 from projects import SITE
 
+pytestmark = pytest.mark.unit
+
 PAGE = """
 # Sandbox
 

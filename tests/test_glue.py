@@ -8,6 +8,8 @@ from docpipe.pages import values
 from docpipe.recorded.record import load
 from projects import SITE
 
+pytestmark = pytest.mark.unit
+
 
 def test_a_value_is_replaced_by_what_the_run_recorded():
     recorded = load(SITE.snippet("examples/fit_line")).values["final_loss"]

@@ -11,6 +11,8 @@ import pytest
 
 from projects import REPO as ROOT
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.mark.parametrize("hooks", ["[]", f"[{ROOT / 'scripts' / 'mkdocs_hooks.py'}]"])
 @pytest.mark.parametrize(

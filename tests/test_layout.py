@@ -15,6 +15,7 @@ from projects import REPO
 
 pytestmark = pytest.mark.unit
 
+
 PACKAGE = REPO / "scripts" / "docpipe"
 SIDES = ("pages", "run", "recorded", "formats")
 

@@ -7,8 +7,11 @@ import html
 import re
 
 import markdown
+import pytest
 
 from docpipe.pages import markup
+
+pytestmark = pytest.mark.unit
 
 PAGE = """# Example
 A section opens with

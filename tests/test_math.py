@@ -19,6 +19,8 @@ from docpipe.project import Project
 from projects import REPO as ROOT
 from projects import SITE
 
+pytestmark = pytest.mark.unit
+
 KATEX = katex.katex_dir(SITE)
 
 PAGE = textwrap.dedent(
@@ -82,6 +84,7 @@ def tiny_site(folder):
     )
 
 
+@pytest.mark.integration  # a real `mkdocs build`
 def test_a_formula_katex_refuses_fails_the_build_naming_page_line_and_formula(tmp_path):
     tiny_site(tmp_path)
     build = subprocess.run(

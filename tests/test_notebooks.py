@@ -15,6 +15,8 @@ from docpipe.pages import notebooks
 from docpipe.run.execute import RUN_ENV
 from projects import SITE
 
+pytestmark = pytest.mark.integration
+
 PAGES = notebooks.tutorial_pages(SITE)
 rel = SITE.rel
 # A warning names the file it came from: the script on the page, a temporary file in a kernel.

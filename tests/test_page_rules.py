@@ -18,6 +18,8 @@ from docpipe.pages import agreement, claims, generality, rules, sentences, typed
 from docpipe.problems import Problem
 from projects import SmallProject
 
+pytestmark = pytest.mark.unit
+
 
 class Site(SmallProject):
     """A project of a few files in a temporary folder, read by docpipe as it reads the site."""

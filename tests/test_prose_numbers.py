@@ -11,6 +11,8 @@ from docpipe import catalog
 from docpipe.pages import prose
 from projects import SmallProject
 
+pytestmark = pytest.mark.unit
+
 PAGE = """
 # Step 1: the {{ a.py:n }} points
 

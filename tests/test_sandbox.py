@@ -24,6 +24,7 @@ from docpipe.run import execute, machine, pool, zygote
 
 pytestmark = pytest.mark.integration
 
+
 GOOD = 'print("hello from good")\n'
 HEAD = (
     "import os\nfrom pathlib import Path\n\n"

@@ -6,6 +6,8 @@ import pytest
 
 from docpipe.sections import SectionError, find_sections, split
 
+pytestmark = pytest.mark.unit
+
 GOOD = """\
 import math
 # --8<-- [start:first]

@@ -10,6 +10,8 @@ import pytest
 from projects import REPO as ROOT
 from projects import SITE
 
+pytestmark = pytest.mark.site
+
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):

@@ -23,6 +23,7 @@ from docpipe.run.pool import Outcome
 
 pytestmark = pytest.mark.unit
 
+
 PROJECT = cli.default_project()
 ROOT = PROJECT.root
 LEAVES = PROJECT.snippet("by_hand/leaves")  # its warning names a line of TensorBody.h
@@ -193,9 +194,11 @@ def verified_as(monkeypatch, tmp_path, ran: dict[Snippet, dict]) -> dict:
 def verified_in(monkeypatch, folder) -> None:
     """Verifications of torch 9.9.9 only, kept in `folder`."""
     from docpipe import verify
+    from docpipe.recorded import verified
 
-    monkeypatch.setattr(verify, "result_path", lambda project, v: folder / f"torch-{v}.json")
-    monkeypatch.setattr(verify, "versions", lambda project: ("9.9.9",))
+    for module in (verify, verified):  # the writer, and the reader the pages use
+        monkeypatch.setattr(module, "result_path", lambda project, v: folder / f"torch-{v}.json")
+        monkeypatch.setattr(module, "versions", lambda project: ("9.9.9",))
 
 
 def child_result(snippet: Snippet, change=lambda text: text) -> dict:

@@ -12,6 +12,7 @@ from test_sandbox import in_project
 
 pytestmark = pytest.mark.integration
 
+
 PAGE = """\
 # Sandbox
 
