@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test check regen audit verify verify-check bench lint format system-deps node-deps clean
+.PHONY: serve build test screenshots check regen audit verify verify-check bench lint format system-deps node-deps clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,11 @@ format: $(VENV)/.dev
 
 test: $(VENV)/.dev system-deps node-deps lint
 	$(BIN)/python -m pytest
+
+# The browser tours with a full-page screenshot of every page in both palettes, for a person to
+# look at (test-artifacts/screenshots/; the run prints the path).
+screenshots: $(VENV)/.dev system-deps node-deps
+	AUTOGRAD_DOCS_SCREENSHOTS=1 $(BIN)/python -m pytest -m browser
 
 check: $(VENV)/.dev
 	$(BIN)/python scripts/regen.py --check

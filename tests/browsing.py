@@ -80,7 +80,9 @@ def serve(site: Path) -> tuple[http.server.HTTPServer, str]:
 
 def build_site(site: Path, origin: str) -> None:
     """Build the site into `site` with site_url pointing to its server at `origin` (instant
-    navigation only follows links under site_url); conftest.py's `server` fixture calls it."""
+    navigation only follows links under site_url); conftest.py's `server` fixture calls it,
+    once per session, for every test that needs the built site. What the build logged is kept
+    beside it (build_log), for the test that reads it."""
     build = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
         cwd=ROOT,
@@ -88,7 +90,12 @@ def build_site(site: Path, origin: str) -> None:
         text=True,
         env={**os.environ, "SITE_URL": origin + "/"},
     )
+    build_log(site).write_text(f"{build.returncode}\n{build.stderr}", encoding="utf-8")
     assert build.returncode == 0, build.stderr
+
+
+def build_log(site: Path) -> Path:
+    return site.with_name(site.name + ".log")
 
 
 def site_base() -> str:

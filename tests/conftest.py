@@ -313,6 +313,16 @@ def server():
 
 
 @pytest.fixture(scope="session")
+def site_build(server):
+    """The session's one build of the site (the server's): its folder, exit code and log."""
+    from browsing import build_log
+
+    folder = Path(os.environ[SITE_SERVER].split(" ", 1)[1])
+    code, _, log = build_log(folder).read_text(encoding="utf-8").partition("\n")
+    return folder, subprocess.CompletedProcess(["mkdocs", "build"], int(code), "", log)
+
+
+@pytest.fixture(scope="session")
 def shared_folder(tmp_path_factory) -> Path:
     """A folder of this test session that every xdist worker sees."""
     base = tmp_path_factory.getbasetemp()

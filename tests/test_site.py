@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from projects import REPO as ROOT
@@ -14,15 +11,9 @@ pytestmark = pytest.mark.site
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    site = tmp_path_factory.mktemp("site")
-    build = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    return site, build
+def built(site_build):
+    """The session's one build, which the browser tests serve (conftest.site_build)."""
+    return site_build
 
 
 def test_mkdocs_build_strict_is_clean(built):
