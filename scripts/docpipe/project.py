@@ -70,6 +70,18 @@ class Snippet:
         suffix = "" if theme == "light" else f".{theme}"
         return self.project.generated / f"{self.key}.{name}{suffix}.svg"
 
+    def figure_of(self, path: Path) -> tuple[str, str] | None:
+        """(figure, palette) when `path` is one of this snippet's figures: figure() the other
+        way, as ("fit", "dark") for docs/generated/examples/fit_line.fit.dark.svg."""
+        if path.suffix != ".svg" or path.parent != self.record.parent:
+            return None
+        middle = path.name.removeprefix(self.record.stem + ".").removesuffix(".svg")
+        for theme in reversed(THEMES):  # "dark" before "light", whose name has no suffix
+            name = middle.removesuffix(f".{theme}") if theme != "light" else middle
+            if self.figure(name, theme) == path:
+                return name, theme
+        return None
+
     @property
     def command(self) -> str:
         return f"python {self.name}"

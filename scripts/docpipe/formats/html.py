@@ -101,7 +101,7 @@ def _verdict(v) -> str:
     rel = v.snippet.project.rel
     figures: dict[str, dict[str, Drift]] = defaultdict(dict)
     for d in v.drifts:
-        found = _figure_of(v.snippet, d.path)
+        found = v.snippet.figure_of(d.path)
         if found:
             name, theme = found
             figures[name][theme] = d
@@ -172,19 +172,6 @@ def _panel(title: str, svg: bytes | None, role: str, absent: str) -> str:
         f"<figure class='panel'><figcaption>{title}</figcaption>"
         f"<img class='{role}' alt='{title} figure' src='{uri}'></figure>"
     )
-
-
-def _figure_of(snippet, path: Path) -> tuple[str, str] | None:
-    """(figure, palette) when `path` is one of the snippet's figures by the naming rule
-    (Snippet.figure), as ("fit", "dark") for docs/generated/examples/fit_line.fit.dark.svg."""
-    if path.suffix != ".svg" or path.parent != snippet.record.parent:
-        return None
-    middle = path.name.removeprefix(snippet.record.stem + ".").removesuffix(".svg")
-    for theme in reversed(THEMES):  # "dark" before "light", whose name has no suffix
-        name = middle.removesuffix(f".{theme}") if theme != "light" else middle
-        if snippet.figure(name, theme) == path:
-            return name, theme
-    return None
 
 
 def _e(text: str) -> str:

@@ -20,21 +20,21 @@ from docpipe.problems import Problem
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")
 # Values and claim markers become a neutral sign: their digits are not typed by hand.
 QUOTED = re.compile(r"\{\{.*?\}\}")
-PLACEHOLDER = "\u2022"
+VALUE_MARK = "\u2022"
 NOT_PROSE_TAGS = {"code", "pre", "kbd", "script", "style", "svg"}
 
 
 @dataclass(frozen=True)
-class Chunk:
+class Passage:
     line: int  # 1-based line of the page
     text: str
 
 
-def prose(text: str) -> list[Chunk]:
+def prose(text: str) -> list[Passage]:
     """The prose of a page, as runs of text with their line numbers."""
     md = parser()  # the one page reader, as everywhere else
-    lines = QUOTED.sub(PLACEHOLDER, text).split("\n")
-    found: list[Chunk] = []
+    lines = QUOTED.sub(VALUE_MARK, text).split("\n")
+    found: list[Passage] = []
     for token in md.parse("\n".join(lines)):
         if token.type == "inline" and token.map:
             found += _inline(token.children or [], lines, token.map[0], token.map[1])
@@ -43,7 +43,7 @@ def prose(text: str) -> list[Chunk]:
     return found
 
 
-def _inline(children, lines: list[str], start: int, end: int) -> list[Chunk]:
+def _inline(children, lines: list[str], start: int, end: int) -> list[Passage]:
     found, cursor, hidden = [], start, 0
     for child in _flatten(children):
         if child.type == "html_inline":
@@ -55,7 +55,7 @@ def _inline(children, lines: list[str], start: int, end: int) -> list[Chunk]:
             continue
         line = next((n for n in range(cursor, end) if child.content in lines[n]), cursor)
         cursor = line
-        found.append(Chunk(line + 1, child.content))
+        found.append(Passage(line + 1, child.content))
     return found
 
 
@@ -66,9 +66,9 @@ def _flatten(children):
             yield from _flatten(child.children)
 
 
-def _html(md, content: str, first: int) -> list[Chunk]:
+def _html(md, content: str, first: int) -> list[Passage]:
     """The text of an HTML block (a figure): its markdown alt text and its caption."""
-    chunks: list[Chunk] = []
+    chunks: list[Passage] = []
 
     class Text(HTMLParser):
         hidden = 0
@@ -87,7 +87,7 @@ def _html(md, content: str, first: int) -> list[Chunk]:
                 for token in md.parseInline(part):
                     for child in _flatten(token.children or []):
                         if child.type == "text" and child.content.strip():
-                            chunks.append(Chunk(line + offset + 1, child.content))
+                            chunks.append(Passage(line + offset + 1, child.content))
 
     parser = Text(convert_charrefs=True)
     parser.feed(content)
@@ -105,7 +105,7 @@ def typed_numbers(cat, page: Path, allowed: tuple[str, ...]) -> tuple[list[Probl
                 used.add(phrase)
                 continue
             context = chunk.text[max(0, m.start() - 30) : m.end() + 30]
-            context = " ".join(context.replace(PLACEHOLDER, "{{ }}").split())
+            context = " ".join(context.replace(VALUE_MARK, "{{ }}").split())
             found.append(
                 Problem(
                     cat.project.rel(page),
