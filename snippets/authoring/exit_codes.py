@@ -4,6 +4,5 @@ from docpipe.problems import AUTHOR, EXIT, RUN
 
 author = EXIT[AUTHOR]
 run = EXIT[RUN]
-print(
-    f"an author's mistake: exit {author}; a failed or drifted snippet: exit {run}"
-)
+print(f"an author's mistake: exit {author}")
+print(f"a failed or drifted snippet: exit {run}")
