@@ -208,24 +208,30 @@ TARGETS = (
 
 def make_test_in_fresh_clone(ref: str = "HEAD") -> float:
     """`make test`'s wall time in a fresh clone of `ref`, as CI runs it on a clean checkout.
-    The clone uses this checkout's virtual environment (VENV=, untimed: CI's install is not
-    the suite) and installs its npm tools first (untimed too); the clone's pyproject.toml is
-    dated back so that make does not reinstall the shared venv from it."""
+    The clone's .venv is this checkout's (a link: CI's install is not the suite, and is not
+    timed) and its npm tools are installed first (untimed too); its pyproject.toml is dated
+    back so that make does not reinstall the shared venv from it."""
     import tempfile
 
-    venv = ROOT / ".venv"
     with tempfile.TemporaryDirectory(prefix="bench-clone-") as tmp:
         clone = Path(tmp) / "clone"
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
         subprocess.run(["git", "-C", str(clone), "checkout", "-q", ref], check=True)
         subprocess.run(["touch", "-d", "2000-01-01", str(clone / "pyproject.toml")], check=True)
-        make = ["make", "-C", str(clone), f"VENV={venv}"]
+        (clone / ".venv").symlink_to(ROOT / ".venv")
+        make = ["make", "-C", str(clone)]
         subprocess.run([*make, "node-deps", "system-deps"], check=True, capture_output=True)
         started = time.perf_counter()
         run = subprocess.run([*make, "test"], capture_output=True, text=True)
         took = time.perf_counter() - started
-        tail = run.stdout.strip().splitlines()[-1:] if run.stdout else []
-        print(f"make test in a fresh clone of {ref}: {took:.0f} s, exit {run.returncode} {tail}")
+        log = ROOT / "test-artifacts" / f"bench-make-test-{ref}.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(run.stdout + run.stderr, encoding="utf-8")
+        summary = [line for line in run.stdout.splitlines() if " in " in line and "passed" in line]
+        print(
+            f"make test in a fresh clone of {ref}: {took:.0f} s, exit {run.returncode}"
+            f" ({summary[-1].strip('= ') if summary else 'see ' + str(log)})"
+        )
         return took
 
 
