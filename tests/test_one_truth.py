@@ -172,7 +172,7 @@ def test_warnings_are_filtered_as_in_a_readers_run(sandbox):
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("name", ["x/v1.0.py", "my snippet.py"])
+@pytest.mark.parametrize("name", ["x/v1.0.py"])  # one failure of the key pattern is enough
 def test_a_name_the_rule_cannot_map_is_refused_with_the_rule(sandbox, name):
     sandbox.write(f"snippets/{name}", 'print("hi")\n')
     run = sandbox.regen()
