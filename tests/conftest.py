@@ -177,17 +177,6 @@ def reader_machine() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def _takes_a_project() -> bool:
-    import inspect
-
-    from docpipe import cli
-
-    return "project" in inspect.signature(cli.main).parameters
-
-
-IN_PROCESS = _takes_a_project()
-
-
 def run_in_process(root: Path, argv: list[str]) -> subprocess.CompletedProcess:
     """cli.main(argv) on Project(root), as `python scripts/regen.py` run from root in CI would
     run: from root (a relative --report lands there), CI=true, its output captured."""
@@ -235,7 +224,7 @@ class Sandbox:
         (cli.main on the sandbox's Project: the worker's warm zygote runs the snippets, sealed
         to the sandbox), as a child process with process=True, or when the test sets its own
         environment (what a child of the runner inherits) or asks for subprocess options."""
-        if process or self.env or kwargs or not IN_PROCESS:
+        if process or self.env or kwargs:
             return self.regen_process(*args, timeout=timeout, **kwargs)
         return run_in_process(self.root, list(args))
 
