@@ -15,7 +15,10 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-sys.path.insert(0, str(Path(__file__).parent))
+# MkDocs executes this file again each time a config is loaded (Project.site loads one too):
+# put scripts/ on the path once.
+if str(Path(__file__).parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).parent))
 
 from docpipe import catalog, live, pipeline
 from docpipe.pages import claims, consistency, katex, markup, notebooks, values
