@@ -26,12 +26,12 @@ serve: $(VENV)/.site
 build: $(VENV)/.site
 	$(BIN)/mkdocs build --strict
 
-# System packages the browser tests need (Debian's chromium and its driver).
+# System packages the browser tests need: Debian's chromium, as its headless shell.
 system-deps:
-	@command -v $${CHROMIUM:-chromium} >/dev/null || { \
+	@command -v $${CHROMIUM:-chromium-headless-shell} >/dev/null || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
-	  else echo "chromium is missing and cannot be installed here (needs root and apt-get): browser tests will skip"; fi; }
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null; \
+	  else echo "chromium-headless-shell is missing and cannot be installed here (needs root and apt-get): browser tests will skip"; fi; }
 
 # ==== npm tools for the browser tests (axe-core, for tests/test_accessibility.py) ====
 # `npm ci` installs exactly what package-lock.json pins into node_modules/, again whenever

@@ -65,13 +65,78 @@ def test_a_defect_planted_in_one_palette_fails_its_checks(scheme, browser, serve
     name = {"light": "default", "dark": "slate"}[scheme]
     css = PLANTED.format(scheme=name, faint=FAINT[scheme])
     visit.context.add_init_script(script=f"({PLANT})({css!r})")
-    taken = tour.take(visit, "/", scheme, set())
+    taken = tour.take(visit, "/", scheme, set(), set())
     keyboard = "\n".join(tour.keyboard_problems(scheme, taken.part("keyboard")))
     audit = "\n".join(taken.part("axe"))
     assert 'no visible focus indicator (outline or shadow) on <a class="md-header' in keyboard
     assert re.search(r"focused <a class=\"md-footer__link.*: color-contrast", keyboard), keyboard
     assert re.search(r"phone\): color-contrast .* at `[^`]*p\b", audit), audit
     assert "desktop): color-contrast" not in audit, audit
+
+
+LOOKS_PAGE = """<!doctype html><html><body style="margin: 0">
+<p id="a" style="color: #222">first</p>
+<p id="b" style="color: #222">second, other text</p>
+<p id="c" style="color: #999">fainter</p>
+<div style="background: #eee"><p id="d" style="color: #222">on grey</p></div>
+<p id="e" style="color: #222"><a href="#x" id="f">a link</a> in text</p>
+<p id="g" style="color: #222; margin-top: 40px">under a box</p>
+<div style="position: absolute; top: 205px; left: 0; width: 300px; height: 30px;
+     background: rgba(255, 0, 0, 0.5)"></div>
+<p id="h" style="color: #222; display: none">hidden</p>
+</body></html>"""
+
+
+def test_elements_that_are_painted_alike_share_one_colour_look(browser, server):
+    """tour.COLOUR_LOOKS: other text, or a link inside, changes no look; a colour, a
+    background behind and being a link do; an element under a painted box, or not shown, is
+    audited every time."""
+    visit = Visit(browser, server, "light")
+    try:
+        visit.page.set_content(LOOKS_PAGE)
+        looks = visit.page.evaluate(
+            tour.COLOUR_LOOKS, {"own": tour.LOOK_PROPERTIES, "pseudo": tour.PSEUDO_PROPERTIES}
+        )
+        ids = visit.page.evaluate("() => window.__colourLooks.map(e => e.id)")
+        seen = set()
+        marked = tour.colour_looks_to_audit(visit, seen)
+        chosen = visit.page.evaluate(
+            "() => [...document.querySelectorAll('[data-colours-audited]')].map(e => e.id)"
+        )
+        again = tour.colour_looks_to_audit(visit, seen)
+    finally:
+        visit.close()
+    look = dict(zip(ids, looks, strict=True))
+    assert look["a"] == look["b"] == look["e"] is not None
+    assert len({look[i] for i in "acdf"}) == 4, look
+    assert look["g"] is None and look["h"] is None, look  # overlapped; not shown
+    assert chosen == ["a", "c", "d", "f", "g", "h"] and marked == 6, chosen
+    assert again == 2  # the second audit of the page looks only at g and h
+
+
+def test_a_colour_defect_on_a_later_page_fails_its_audit(browser, server):
+    """A page whose looks were audited on another is audited only where it differs from it:
+    one paragraph made faint on that page alone fails the audit, at its page and width."""
+    looks: set[str] = set()
+    first = Visit(browser, server, "light")
+    try:
+        first.open("/build-your-own/", until="load")
+        assert tour._axe(first, "/build-your-own/", "light", looks) == []
+    finally:
+        first.close()
+    later = Visit(browser, server, "light")
+    faint = ".md-content .md-typeset > p:nth-of-type(2) { color: #d8d8d8 !important; }"
+    later.context.add_init_script(script=f"({PLANT})({faint!r})")
+    try:
+        later.open("/training-code/", until="load")
+        texts = later.page.evaluate("() => document.querySelectorAll('.md-typeset p').length")
+        audit = tour._axe(later, "/training-code/", "light", looks)
+    finally:
+        later.close()
+    assert texts > 20
+    assert len(audit) == 1, "\n".join(audit)
+    where = r"/training-code/ \(light palette, desktop\): color-contrast .* at `[^`]*p"
+    assert re.match(where, audit[0]), audit[0]
 
 
 def test_the_walk_ends_where_focus_leaves_the_page_and_wraps_around():

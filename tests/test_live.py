@@ -4,7 +4,9 @@ which of its snippets changed since their recording and how to refresh them."""
 
 from __future__ import annotations
 
+import http.client
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -118,13 +120,27 @@ def test_an_unchanged_site_has_no_notice(site, tmp_path):
     assert "live-notice" not in (tmp_path / "out" / "index.html").read_text()
 
 
+def free_port() -> int:
+    """A free loopback port below the range the kernel hands out for port 0: serve binds it a
+    second after it is chosen, and meanwhile any other process of the suite that asks for
+    port 0 (a Jupyter kernel, a server) could be handed one it has just freed."""
+    ephemeral = Path("/proc/sys/net/ipv4/ip_local_port_range")  # Linux; 32768 is its default
+    low = int(ephemeral.read_text().split()[0]) if ephemeral.exists() else 32768
+    for port in random.Random().sample(range(10000, low), 200):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError(f"no free loopback port between 10000 and {low}")
+
+
 class Served:
     """`mkdocs serve` running in a sandbox, on a free loopback port."""
 
     def __init__(self, root: Path, env: dict):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        port = free_port()
         self.url = f"http://127.0.0.1:{port}/autograd-docs/"
         self.log = root / "serve.log"
         self.process = subprocess.Popen(
@@ -151,9 +167,11 @@ class Served:
         """Seconds until the page shows every text (and no longer shows `gone`)."""
         started = time.monotonic()
         while time.monotonic() - started < timeout:
+            if self.process.poll() is not None:
+                raise AssertionError(f"mkdocs serve exited:\n{self.log.read_text()}")
             try:
                 page = self.page()
-            except OSError:
+            except (OSError, http.client.HTTPException):  # not serving yet
                 page = ""
             if all(t in page for t in texts) and not (gone and gone in page):
                 return time.monotonic() - started

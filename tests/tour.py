@@ -29,11 +29,22 @@ BLOCKING = ("serious", "critical")
 SCHEMES = ("light", "dark")
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 
-# Runs axe over the whole document, or the focused element; all rules, or only `rules`.
-RUN_AXE = """async ({ blocking, rules, focused }) => {
+# Runs axe over the whole document, or the focused element; all rules, or only `rules`; with
+# `marked`, the colour rules only on the elements marked for them (colour_looks_to_audit).
+RUN_AXE = """async ({ blocking, rules, focused, marked }) => {
     const only = rules ? { runOnly: rules } : {};
     const context = focused ? document.activeElement : document;
-    const result = await axe.run(context, { resultTypes: ['violations'], ...only });
+    if (marked) axe.configure({ rules: [
+        { id: 'color-contrast', selector: '[data-colours-audited]' },
+        { id: 'link-in-text-block',
+          selector: 'a[href][data-colours-audited], [role=link][data-colours-audited]' },
+    ] });
+    let result;
+    try {
+        result = await axe.run(context, { resultTypes: ['violations'], ...only });
+    } finally {
+        if (marked) axe.reset();
+    }
     return result.violations
         .filter(v => blocking.includes(v.impact))
         .map(v => ({
@@ -60,14 +71,16 @@ def axe_script() -> Path:
 
 
 def serious_violations(
-    visit: Visit, rules: list[str] | None = None, focused: bool = False
+    visit: Visit, rules: list[str] | None = None, focused: bool = False, marked: bool = False
 ) -> list[dict]:
     """The page's serious and critical axe violations (rule, impact, help, nodes); with
-    `rules`, only those rules; with `focused`, only on the focused element."""
+    `rules`, only those rules; with `focused`, only on the focused element; with `marked`,
+    the colour rules only on the elements colour_looks_to_audit marked."""
     if not visit.page.evaluate("() => typeof axe !== 'undefined'"):
         visit.page.add_script_tag(path=axe_script())
     return visit.page.evaluate(
-        RUN_AXE, {"blocking": list(BLOCKING), "rules": rules, "focused": focused}
+        RUN_AXE,
+        {"blocking": list(BLOCKING), "rules": rules, "focused": focused, "marked": marked},
     )
 
 
@@ -152,12 +165,16 @@ class CheckedKinds:
 
     def claim(self, kind: str) -> bool:
         """True for the first caller with this kind, who then checks it."""
+        return kind in self.claim_all([kind])
+
+    def claim_all(self, kinds: list[str]) -> set[str]:
+        """Those of `kinds` no caller has claimed yet, now claimed by this one."""
         with FileLock(f"{self.path}.lock"):
             known = json.loads(self.path.read_text()) if self.path.exists() else []
-            if kind in known:
-                return False
-            self.path.write_text(json.dumps([*known, kind]))
-            return True
+            new = set(kinds) - set(known)
+            if new:
+                self.path.write_text(json.dumps([*known, *sorted(new)]))
+            return new
 
 
 # The walk's record, kept in the page: after each Tab key has moved the focus (at its keyup,
@@ -277,11 +294,15 @@ def focused_contrast(visit: Visit, stop: dict) -> list[dict]:
 
 
 def _claim(checked: CheckedKinds | set[str], kind: str) -> bool:
+    return kind in _claim_all(checked, [kind])
+
+
+def _claim_all(checked: CheckedKinds | set[str], kinds: list[str]) -> set[str]:
     if isinstance(checked, CheckedKinds):
-        return checked.claim(kind)
-    first = kind not in checked
-    checked.add(kind)
-    return first
+        return checked.claim_all(kinds)
+    new = set(kinds) - checked
+    checked |= new
+    return new
 
 
 @dataclass
@@ -316,17 +337,25 @@ def tour(browser, server: str, path: str, scheme: str, shared: Path) -> Tour:
     `shared` is a folder every worker of the session sees (for CheckedKinds)."""
     if (path, scheme) not in _TAKEN:
         kinds = CheckedKinds(shared / f"focused-kinds-{scheme}.json")
-        _TAKEN[path, scheme] = take(Visit(browser, server, scheme), path, scheme, kinds)
+        looks = CheckedKinds(shared / f"colour-looks-{scheme}.json")
+        _TAKEN[path, scheme] = take(Visit(browser, server, scheme), path, scheme, kinds, looks)
     return _TAKEN[path, scheme]
 
 
-def take(visit: Visit, path: str, scheme: str, kinds: CheckedKinds | set[str]) -> Tour:
-    """Every part of the visit in turn, in `visit`'s tab (closed at the end)."""
+def take(
+    visit: Visit,
+    path: str,
+    scheme: str,
+    kinds: CheckedKinds | set[str],
+    looks: CheckedKinds | set[str],
+) -> Tour:
+    """Every part of the visit in turn, in `visit`'s tab (closed at the end); `kinds` and
+    `looks` are the focused kinds and the colour looks already checked."""
     taken = Tour()
     parts = {
         "offline": lambda: _offline(visit, path, scheme),
         "keyboard": lambda: _keyboard(visit, kinds),
-        "axe": lambda: _axe(visit, path, scheme),
+        "axe": lambda: _axe(visit, path, scheme, looks),
     }
     try:
         for name, part in parts.items():
@@ -434,6 +463,110 @@ def settle(visit: Visit, width: int) -> None:
 # the text around them (color-contrast-enhanced, the AAA level, is off by default).
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 
+# The colour rules look at each element with text, a few thousand on a long page, and cost
+# three quarters of an audit. Their outcome for an element follows from what the browser
+# paints it with: its computed colours, fonts, opacity, decorations and those of its
+# pseudo-elements, the same of every ancestor (the backgrounds behind it), and whatever else
+# is painted under or over it. Two elements that agree on all of that cannot differ, on one
+# page or two, at one width or another: the theme's stylesheet gives a paragraph, a code token
+# or a link of the same kind the same look everywhere. So each look is audited once per test
+# session (shared by the workers, as CheckedKinds), on the first element shown with it, and
+# the audit of every later page and width looks only at the elements it has not seen:
+#   - an element's look is its own and its ancestors' computed values of LOOK_PROPERTIES
+#     (and its tag, role and disabled state), hashed; the palette changes the colours, so it
+#     changes every look;
+#   - an element that another painted element (positioned, with a background, where its
+#     clipping ancestors let it show) overlaps, or that is not shown on the screen, is audited
+#     every time and its look not counted as seen.
+# A colour defect on one page, at one width or in one palette changes the look of the
+# elements it touches, which are then audited where they show it:
+# test_a_colour_defect_on_a_later_page_fails_its_audit plants one on a page whose look is
+# otherwise all seen, and test_a_defect_planted_in_one_palette_fails_its_checks one at the
+# phone width only. A violation that many pages share is named on the first one audited.
+LOOK_PROPERTIES = [
+    "color", "-webkit-text-fill-color", "opacity", "background-color", "background-image",
+    "background-clip", "font-size", "font-weight", "text-shadow", "filter", "backdrop-filter",
+    "mix-blend-mode", "visibility", "display", "clip", "clip-path", "text-decoration-line",
+    "text-decoration-style", "text-decoration-color", "border-bottom-style",
+    "border-bottom-color", "box-shadow",
+]  # fmt: skip
+PSEUDO_PROPERTIES = ["content", "color", "opacity", "background-color", "background-image"]
+COLOUR_LOOKS = r"""({ own, pseudo }) => {
+    const hash = text => {  // 53 bits of cyrb53
+        let h1 = 0xdeadbeef, h2 = 0x41c6ce57;
+        for (let i = 0; i < text.length; i++) {
+            const c = text.charCodeAt(i);
+            h1 = Math.imul(h1 ^ c, 2654435761);
+            h2 = Math.imul(h2 ^ c, 1597334677);
+        }
+        h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+        h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+        return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+    };
+    const values = (style, names) => names.map(n => style.getPropertyValue(n)).join('|');
+    const looks = new Map();
+    const look = e => {
+        if (!e) return '';
+        if (!looks.has(e)) {
+            const mine = [e.tagName, e.getAttribute('role'), e.matches(':disabled'),
+                e.getAttribute('aria-disabled'), values(getComputedStyle(e), own),
+                values(getComputedStyle(e, '::before'), pseudo),
+                values(getComputedStyle(e, '::after'), pseudo)].join(' ');
+            looks.set(e, hash(look(e.parentElement) + ' > ' + mine));
+        }
+        return looks.get(e);
+    };
+    const clear = c => c === 'transparent' || /^rgba\(.*,\s*0\)$/.test(c);
+    // what of a painted element shows: its box, clipped by every ancestor that clips
+    const clipped = e => {
+        let { left, top, right, bottom } = e.getBoundingClientRect();
+        for (let a = e.parentElement; a; a = a.parentElement) {
+            const style = getComputedStyle(a);
+            if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
+            const c = a.getBoundingClientRect();
+            left = Math.max(left, c.left); top = Math.max(top, c.top);
+            right = Math.min(right, c.right); bottom = Math.min(bottom, c.bottom);
+        }
+        return { left, top, right, bottom };
+    };
+    const all = [...document.querySelectorAll('body *')];
+    const painters = all.filter(e => {
+        const style = getComputedStyle(e);
+        return style.position !== 'static' && e.checkVisibility()
+            && (style.backgroundImage !== 'none' || !clear(style.backgroundColor));
+    }).map(e => [e, clipped(e)]);
+    const texts = all.filter(e => e.matches('a[href], [role=link], input, select, textarea')
+        || [...e.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.data.trim()));
+    window.__colourLooks = texts;
+    return texts.map(e => {
+        const r = e.getBoundingClientRect();
+        const shown = r.width > 0 && r.height > 0
+            && e.checkVisibility({ opacityProperty: true, visibilityProperty: true });
+        const overlapped = painters.some(([p, q]) => p !== e && !p.contains(e)
+            && q.left < r.right && r.left < q.right && q.top < r.bottom && r.top < q.bottom);
+        return shown && !overlapped ? look(e) : null;
+    });
+}"""
+MARK_FOR_COLOURS = """(chosen) => {
+    document.querySelectorAll('[data-colours-audited]')
+        .forEach(e => e.removeAttribute('data-colours-audited'));
+    chosen.forEach(i => window.__colourLooks[i].setAttribute('data-colours-audited', ''));
+}"""
+
+
+def colour_looks_to_audit(visit: Visit, seen: CheckedKinds | set[str]) -> int:
+    """Marks for the colour rules the elements whose look is not `seen` yet (one each, the
+    look then seen) and those audited every time; how many it marked."""
+    looks = visit.page.evaluate(COLOUR_LOOKS, {"own": LOOK_PROPERTIES, "pseudo": PSEUDO_PROPERTIES})
+    new = _claim_all(seen, sorted({k for k in looks if k is not None}))
+    chosen = []
+    for i, key in enumerate(looks):
+        if key is None or key in new:
+            chosen.append(i)
+            new.discard(key)
+    visit.page.evaluate(MARK_FOR_COLOURS, chosen)
+    return len(chosen)
+
 
 def audited_rules(scheme: str, viewport: str) -> list[str] | None:
     """The rules audited in this palette at this width (None: all of them).
@@ -445,16 +578,17 @@ def audited_rules(scheme: str, viewport: str) -> list[str] | None:
     palette stylesheet and docs/stylesheets/extra.css's palette rules set colours only (and
     `color-scheme`), so the layout at one width is the same in both. What a palette shows or
     hides (a figure's #only-light or #only-dark image, the toggle's label for the other
-    palette) has every rule run on it at the desktop width in its own palette. The colours
-    are audited in both palettes at both widths; test_a_defect_planted_in_one_palette_fails_
-    its_checks plants one that shows at the phone width only, in either palette. The other
-    rules are a fifth to a quarter of a run on the long pages.
+    palette) has every rule run on it at the desktop width in its own palette. The colour
+    rules run in both palettes at both widths, on the looks not audited yet (COLOUR_LOOKS);
+    test_a_defect_planted_in_one_palette_fails_its_checks plants a defect that shows at the
+    phone width only, in either palette.
     """
     return COLOUR_RULES if (scheme, viewport) == ("dark", "phone") else None
 
 
-def _axe(visit: Visit, path: str, scheme: str) -> list[str]:
-    """Each viewport in turn: the page is audited at the first size and resized to the next."""
+def _axe(visit: Visit, path: str, scheme: str, looks: CheckedKinds | set[str]) -> list[str]:
+    """Each viewport in turn: the page is audited at the first size and resized to the next;
+    the colour rules look only at the elements whose look is not in `looks` yet."""
     axe_script()
     assert visit.page.evaluate(UNFOCUSED_AT_TOP), f"{path}: the search would not close"
     # audit collapsed content (the "How this page was made" note) as a reader who opens it
@@ -464,5 +598,8 @@ def _axe(visit: Visit, path: str, scheme: str) -> list[str]:
         visit.page.set_viewport_size(size)
         settle(visit, size["width"])
         where = f"{path} ({scheme} palette, {viewport})"
-        found += describe(where, serious_violations(visit, audited_rules(scheme, viewport)))
+        rules = audited_rules(scheme, viewport)
+        if not colour_looks_to_audit(visit, looks) and rules == COLOUR_RULES:
+            continue  # every look here is audited already
+        found += describe(where, serious_violations(visit, rules, marked=True))
     return found
