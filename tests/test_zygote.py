@@ -69,6 +69,26 @@ def test_what_a_snippet_imported_last_time_is_imported_before_its_next_run(sandb
     assert recorded_imports(sandbox) == ["email.mime", "email.mime.text"]
 
 
+def test_what_a_check_imported_is_preloaded_by_the_next_run_in_its_process(sandbox):
+    """Only a regen writes the cache; a check without one (a fresh clone's) leaves what each
+    snippet imported to the later runs of its process (the suite's, `mkdocs serve`'s)."""
+    from docpipe import catalog, pipeline
+    from docpipe.project import Project
+
+    sandbox.write("snippets/lazy.py", LAZY)
+    sandbox.write("snippets/snippets.toml", SETTINGS)
+    sandbox.write("docs/index.md", PAGE)
+    assert sandbox.regen(process=True).returncode == 0  # recorded by another process
+    (sandbox.root / ".cache" / "regen.json").unlink()
+    project = Project(sandbox.root)
+    snippets = catalog.load(project).snippets
+    assert pipeline.last_preloads(project, snippets) == {}
+    check = sandbox.regen("--check")
+    assert check.returncode == 0, check.stderr
+    assert not (sandbox.root / ".cache" / "regen.json").exists()
+    assert pipeline.last_preloads(project, snippets) == {"lazy": ["email.mime", "email.mime.text"]}
+
+
 # Forked from the extended zygote (the one that imported email.mime.text for it), it kills it.
 EXTENDED_KILLER = """\
 import os

@@ -172,6 +172,13 @@ def site_problems(cat: Catalog, snippets: list[Snippet] | None = None) -> list[P
     )
 
 
+# What each snippet's runs in this process asked the zygote to preload, by project root and
+# snippet key: the cache keeps it for the next process, but only a regen writes the cache, so
+# without this a check in a fresh clone (no cache yet) left every later run of the same
+# process, such as the test suite's or `mkdocs serve`'s, to import them again in each child.
+_PRELOADED: dict[tuple[Path, str], set[str]] = {}
+
+
 def run(
     snippets: list[Snippet],
     cat: Catalog,
@@ -182,7 +189,7 @@ def run(
 ) -> dict:
     """Run snippets (each in its own child process) and return their outcomes.
     `snippet_preloads`: what the extended zygote preloads for each (default: what their last
-    runs preloaded, from the cache)."""
+    runs preloaded, from the cache and from the runs made earlier in this process)."""
     from docpipe.run import pool
 
     project = cat.project
@@ -203,15 +210,26 @@ def run(
             progress.done,
             preloads=preloads(snippets),
             snippet_preloads=(
-                cache.preloads_by_snippet(project, [s.key for s in snippets])
-                if snippet_preloads is None
-                else snippet_preloads
+                last_preloads(project, snippets) if snippet_preloads is None else snippet_preloads
             ),
             **pool_args,
         )
     finally:
         progress.close()
+    for key, outcome in outcomes.items():
+        if outcome.result is not None:
+            _PRELOADED.setdefault((project.root, key), set()).update(outcome.result.preloads)
     return {s: outcomes[s.key] for s in snippets}
+
+
+def last_preloads(project: Project, snippets: list[Snippet]) -> dict[str, list[str]]:
+    """What each snippet's last runs preloaded: those the cache recorded and those made in
+    this process (a run forked from a preloaded zygote cannot see what it preloaded, so the
+    two are joined, as a regen joins them in the cache)."""
+    keys = [s.key for s in snippets]
+    recorded = cache.preloads_by_snippet(project, keys)
+    joined = {k: {*recorded.get(k, []), *_PRELOADED.get((project.root, k), ())} for k in keys}
+    return {k: sorted(v) for k, v in joined.items() if v}
 
 
 def preloads(snippets: list[Snippet]) -> list[str]:
