@@ -108,7 +108,12 @@ AFTER = 'import email.mime.text  # noqa: F401\n\nprint("after")\n'
 
 def test_a_snippet_that_kills_the_extended_zygote_fails_alone(tmp_path):
     project = in_project(
-        tmp_path, {"snippets/a_killer.py": EXTENDED_KILLER, "snippets/b_after.py": AFTER}
+        tmp_path,
+        {
+            "snippets/a_killer.py": EXTENDED_KILLER,
+            "snippets/b_after.py": AFTER,
+            "snippets/c_plain.py": 'print("plain")\n',
+        },
     )
     # What their last runs asked for: both fork from the extended zygote, one at a time.
     asked = {key: ["email.mime", "email.mime.text"] for key in ("a_killer", "b_after")}
@@ -120,6 +125,10 @@ def test_a_snippet_that_kills_the_extended_zygote_fails_alone(tmp_path):
     after = outcomes["b_after"]  # a new extended zygote ran it
     assert after.result.status == "ok", after.result.error
     assert after.output == b"after\n"
+    # The killer, still asleep, ended with the zygote it killed: the next snippet forked from
+    # this zygote is not named as leaving it running.
+    plain = pool.run(project, [("c_plain", {}, 60)], 1, True)["c_plain"]
+    assert plain.result.status == "ok", plain.result.error
 
 
 # Run from the extended zygote, which imported email.mime.text for the other snippet, it sees it.

@@ -191,6 +191,9 @@ class _Server:
                 elif self.extended and ready.fd == self.extended.pidfd:
                     code = self._reap(ready.fd, self.extended.pid)
                     self.extended = None
+                    # What still ran from it is this zygote's now (its reaper): ended with it,
+                    # or the next child's sweep would name it as what that child left.
+                    self._sweep()
                     _send(self.channel, ExtendedExited(code))
                 else:
                     pid, key = self.children.pop(ready.fd)
