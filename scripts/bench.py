@@ -250,9 +250,9 @@ def main(argv: list[str]) -> int:
     if args.math:
         return math_only()
     if args.tests is not None:
-        if args.tests:
-            make_test_in_fresh_clone(args.tests)
-        make_test_in_fresh_clone("HEAD")
+        before = make_test_in_fresh_clone(args.tests) if args.tests else None
+        after = make_test_in_fresh_clone("HEAD")
+        record_make_test(after, args.tests, before)
         return 0
     quick = args.quick
     os.environ["CI"] = "true"
@@ -314,6 +314,31 @@ def math_only() -> int:
     RESULTS.write_text(kept + "\n\n" + bench_math.section(math), encoding="utf-8")
     print(f"written to {RESULTS.relative_to(ROOT)}")
     return 0
+
+
+def record_make_test(seconds: float, before_ref: str, before: float | None) -> None:
+    """Write the make-test row of BENCHMARKS.md from a `--tests` run, which measures nothing
+    else (the other rows stay those of the last full run, and the row says so)."""
+    name, unit, target, what = next(t for t in TARGETS if t[0] == "make test")
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    compared = f", {before:.0f} s for {before_ref}" if before is not None else ""
+    row = (
+        f"| {name} | {seconds:.0f} {unit} | <= {target:g} {unit} | {seconds / target:.2f} |"
+        f" {what}, in a fresh clone (`bench.py --tests{' ' + before_ref if before_ref else ''}`,"
+        f" {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {head}{compared}; the other rows are from"
+        " the last full run) |"
+    )
+    lines = RESULTS.read_text(encoding="utf-8").splitlines()
+    at = [i for i, line in enumerate(lines) if line.startswith(f"| {name} |")]
+    if at:
+        lines[at[0]] = row
+    else:  # after the last target row
+        last = max(i for i, line in enumerate(lines) if line.startswith("| ") and " <= " in line)
+        lines.insert(last + 1, row)
+    RESULTS.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"written to {RESULTS.relative_to(ROOT)}: {row}")
 
 
 def report(figures: dict, measured: dict, rows: list, count: int, jobs: int, worst: str) -> str:
