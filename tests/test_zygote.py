@@ -173,17 +173,33 @@ print("seeded")
 
 def test_the_source_torch_reads_when_a_snippet_seeds_is_read_once_by_the_zygote(tmp_path):
     # manual_seed() keeps the stack it is called from, reading every file on it into linecache.
-    # A zygote of its own: what this asks of the zygote's start, and no extended zygote another
-    # test of this worker left (one such was once named as this run's leftover: noted, issue 26).
+    # A zygote of its own: what this asks of the zygote's start.
+    new_zygote()
+    project = in_project(tmp_path, {"snippets/seeds.py": SEEDS})
+    ran = pool.run(project, [("seeds", {"cached": "{cached}"}, 60)], 1, True)["seeds"]
+    assert ran.result.status == "ok", ran.result.error
+    assert ran.result.values == {"cached": "True"}
+
+
+def new_zygote() -> None:
+    """The next run starts this process's zygote again."""
     from docpipe.run import zygote
 
     if zygote._shared is not None:
         zygote._shared.close()
         zygote._shared = None
-    project = in_project(tmp_path, {"snippets/seeds.py": SEEDS})
-    ran = pool.run(project, [("seeds", {"cached": "{cached}"}, 60)], 1, True)["seeds"]
-    assert ran.result.status == "ok", ran.result.error
-    assert ran.result.values == {"cached": "True"}
+
+
+def test_what_the_runner_imports_in_a_child_is_no_preload_of_the_snippet(tmp_path):
+    """Each child reseeds numpy's generator, which imports numpy.random: the runner's import,
+    which a zygote that received numpy by a message after it started pays once, and which is
+    not among what the snippet's next run has preloaded for it."""
+    new_zygote()
+    project = in_project(tmp_path, {"snippets/lazy.py": LAZY})
+    job = [("lazy", {"preloaded": "{preloaded}"}, 60)]
+    assert pool.run(project, job, 1, True, preloads=[])["lazy"].result.status == "ok"
+    ran = pool.run(project, job, 1, True, preloads=["numpy"])["lazy"]  # numpy by a message
+    assert ran.result.preloads == ["email.mime", "email.mime.text"]
 
 
 def test_job_folders_are_in_memory_only_where_it_has_room(tmp_path, monkeypatch):
