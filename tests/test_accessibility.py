@@ -123,9 +123,7 @@ def colour_audit(browser, server, path: str, looks: set[str], css: str = "") -> 
     try:
         visit.open(path, until="load")
         tour.axe_script()
-        tour.colour_looks_to_audit(visit, looks)
-        found = tour.serious_violations(visit, tour.COLOUR_RULES, marked=True)
-        return tour.describe(f"{path} (light palette, desktop)", found)
+        return tour.audit(visit, f"{path} (light palette, desktop)", tour.COLOUR_RULES, looks)
     finally:
         visit.close()
 

@@ -155,17 +155,14 @@ MOST_TAB_STOPS = 2000  # far more than any page has: a page that traps focus fai
 
 
 class CheckedKinds:
-    """The focused kinds (region, tag and classes) whose colours this test session has
-    checked in one palette, shared by every xdist worker through a file: a kind takes its
-    colours from the theme's CSS, the same on every page, so each is checked on the first
-    page that has it (checking one costs an axe run over the whole page, half a second)."""
+    """What this test session has checked in one palette, shared by every xdist worker
+    through a file: the focused kinds (region, tag and classes) whose colours were checked,
+    or the colour looks audited (COLOUR_LOOKS). A kind takes its colours from the theme's
+    CSS, the same on every page, so each is checked on the first page that has it (checking
+    one costs an axe run over the whole page, half a second)."""
 
     def __init__(self, path: Path):
         self.path = path
-
-    def claim(self, kind: str) -> bool:
-        """True for the first caller with this kind, who then checks it."""
-        return kind in self.claim_all([kind])
 
     def claim_all(self, kinds: list[str]) -> set[str]:
         """Those of `kinds` no caller has claimed yet, now claimed by this one."""
@@ -598,8 +595,15 @@ def _axe(visit: Visit, path: str, scheme: str, looks: CheckedKinds | set[str]) -
         visit.page.set_viewport_size(size)
         settle(visit, size["width"])
         where = f"{path} ({scheme} palette, {viewport})"
-        rules = audited_rules(scheme, viewport)
-        if not colour_looks_to_audit(visit, looks) and rules == COLOUR_RULES:
-            continue  # every look here is audited already
-        found += describe(where, serious_violations(visit, rules, marked=True))
+        found += audit(visit, where, audited_rules(scheme, viewport), looks)
     return found
+
+
+def audit(
+    visit: Visit, where: str, rules: list[str] | None, looks: CheckedKinds | set[str]
+) -> list[str]:
+    """One audit of the page as it is laid out now (`where` names page, palette and width):
+    `rules` (None: all), the colour rules only on the looks not in `looks` yet."""
+    if not colour_looks_to_audit(visit, looks) and rules == COLOUR_RULES:
+        return []  # every look here is audited already
+    return describe(where, serious_violations(visit, rules, marked=True))
