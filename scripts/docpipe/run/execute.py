@@ -66,7 +66,6 @@ def child_main(job: Job) -> None:
     project = Project(job.root)
     inside = _Repository(project)
     imports = _ImportRecorder(inside)
-    sys.meta_path.insert(0, imports)
     snippet = project.snippet(job.key)
     workdir = Path(job.workdir)
     scratch = workdir / "scratch"
@@ -85,6 +84,9 @@ def child_main(job: Job) -> None:
     try:
         os.chdir(scratch)
         module = _main_module(snippet)
+        # From here on, what is imported is the snippet's (and its figure code's): what the
+        # runner imported to set the run up (numpy.random, to reseed it) is no preload of it.
+        sys.meta_path.insert(0, imports)
         started = time.perf_counter()
         kept = dict(vars(builtins))  # what the runner's own code after the run relies on
         try:

@@ -40,8 +40,7 @@ def load(modules) -> None:
     _warm_torch()
     if "numpy" in sys.modules:
         # Every child reseeds numpy's generator (execute.reseed), and numpy imports its random
-        # module on first use: here once, not in every child, whose run would also count it
-        # among what the snippet asked for (and preload it for its next run).
+        # module on first use: here once, not in every child.
         with contextlib.suppress(BaseException):
             importlib.import_module("numpy.random")
 
