@@ -319,16 +319,17 @@ def math_only() -> int:
 def record_make_test(seconds: float, before_ref: str, before: float | None) -> None:
     """Write the make-test row of BENCHMARKS.md from a `--tests` run, which measures nothing
     else (the other rows stay those of the last full run, and the row says so)."""
-    name, unit, target, what = next(t for t in TARGETS if t[0] == "make test")
+    name = "make test"
     head = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
     compared = f", {before:.0f} s for {before_ref}" if before is not None else ""
-    row = (
-        f"| {name} | {seconds:.0f} {unit} | <= {target:g} {unit} | {seconds / target:.2f} |"
-        f" {what}, in a fresh clone (`bench.py --tests{' ' + before_ref if before_ref else ''}`,"
+    row = target_row(
+        name,
+        seconds,
+        f", in a fresh clone (`bench.py --tests{' ' + before_ref if before_ref else ''}`,"
         f" {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {head}{compared}; the other rows are from"
-        " the last full run) |"
+        " the last full run)",
     )
     lines = RESULTS.read_text(encoding="utf-8").splitlines()
     at = [i for i, line in enumerate(lines) if line.startswith(f"| {name} |")]
@@ -341,15 +342,21 @@ def record_make_test(seconds: float, before_ref: str, before: float | None) -> N
     print(f"written to {RESULTS.relative_to(ROOT)}: {row}")
 
 
+def target_row(name: str, value: float, said: str = "", jobs: int = 0) -> str:
+    """The Targets table's row of target `name` measured at `value`; `said` ends its text."""
+    unit, target, what = next(t[1:] for t in TARGETS if t[0] == name)
+    return (
+        f"| {name} | {value:.3f} {unit} | <= {target:g} {unit} | {value / target:.2f} |"
+        f" {what.format(jobs=jobs)}{said} |"
+    )
+
+
 def report(figures: dict, measured: dict, rows: list, count: int, jobs: int, worst: str) -> str:
     base_floor = figures["import: torch, numpy, matplotlib only"] + figures["compute"] / jobs
     base_ratio = figures["check"] / base_floor
     figure_rows = "\n".join(f"| {name} | {seconds:.3f} s |" for name, seconds in figures.items())
     target_rows = "\n".join(
-        f"| {name} | {measured[name]:.3f} {unit} | <= {target:g} {unit} |"
-        f" {measured[name] / target:.2f} | {what.format(jobs=jobs)} |"
-        for name, unit, target, what in TARGETS
-        if name in measured
+        target_row(name, measured[name], jobs=jobs) for name, *_ in TARGETS if name in measured
     )
     scale_rows = "\n".join(
         f"| {r['n']} | {r['check']:.2f} s | {r['no-change regen']:.3f} s | {r['naive']:.1f} s |"
