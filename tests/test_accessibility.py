@@ -74,7 +74,9 @@ def test_a_defect_planted_in_one_palette_fails_its_checks(scheme, browser, serve
     assert "desktop): color-contrast" not in audit, audit
 
 
-LOOKS_PAGE = """<!doctype html><html><body style="margin: 0">
+LOOKS_PAGE = """<!doctype html><html><head><style>
+#i::before { content: "> "; color: #999 } #j::before { color: #999 }
+</style></head><body style="margin: 0">
 <p id="a" style="color: #222">first</p>
 <p id="b" style="color: #222">second, other text</p>
 <p id="c" style="color: #999">fainter</p>
@@ -84,13 +86,15 @@ LOOKS_PAGE = """<!doctype html><html><body style="margin: 0">
 <div style="position: absolute; top: 205px; left: 0; width: 300px; height: 30px;
      background: rgba(255, 0, 0, 0.5)"></div>
 <p id="h" style="color: #222; display: none">hidden</p>
+<p id="i" style="color: #222">drawn before</p>
+<p id="j" style="color: #222">nothing drawn before</p>
 </body></html>"""
 
 
 def test_elements_that_are_painted_alike_share_one_colour_look(browser, server):
-    """tour.COLOUR_LOOKS: other text, or a link inside, changes no look; a colour, a
-    background behind and being a link do; an element under a painted box, or not shown, is
-    audited every time."""
+    """tour.COLOUR_LOOKS: other text, a link inside, or the colour of a pseudo-element with
+    no content changes no look; a colour, a background behind, being a link and a drawn
+    pseudo-element do; an element under a painted box, or not shown, is audited every time."""
     visit = Visit(browser, server, "light")
     try:
         visit.page.set_content(LOOKS_PAGE)
@@ -107,10 +111,10 @@ def test_elements_that_are_painted_alike_share_one_colour_look(browser, server):
     finally:
         visit.close()
     look = dict(zip(ids, looks, strict=True))
-    assert look["a"] == look["b"] == look["e"] is not None
-    assert len({look[i] for i in "acdf"}) == 4, look
+    assert look["a"] == look["b"] == look["e"] == look["j"] is not None
+    assert len({look[i] for i in "acdfi"}) == 5, look
     assert look["g"] is None and look["h"] is None, look  # overlapped; not shown
-    assert chosen == ["a", "c", "d", "f", "g", "h"] and marked == 6, chosen
+    assert chosen == ["a", "c", "d", "f", "g", "h", "i"] and marked == 7, chosen
     assert again == 2  # the second audit of the page looks only at g and h
 
 

@@ -501,14 +501,20 @@ COLOUR_LOOKS = r"""({ own, pseudo }) => {
         return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
     };
     const values = (style, names) => names.map(n => style.getPropertyValue(n)).join('|');
+    // a pseudo-element whose content is none (or normal: none for ::before and ::after) is
+    // not drawn, so its other properties cannot change what the element looks like
+    const drawn = (e, which) => {
+        const style = getComputedStyle(e, which);
+        const content = style.getPropertyValue('content');
+        return content === 'none' || content === 'normal' ? 'none' : values(style, pseudo);
+    };
     const looks = new Map();
     const look = e => {
         if (!e) return '';
         if (!looks.has(e)) {
             const mine = [e.tagName, e.getAttribute('role'), e.matches(':disabled'),
                 e.getAttribute('aria-disabled'), values(getComputedStyle(e), own),
-                values(getComputedStyle(e, '::before'), pseudo),
-                values(getComputedStyle(e, '::after'), pseudo)].join(' ');
+                drawn(e, '::before'), drawn(e, '::after')].join(' ');
             looks.set(e, hash(look(e.parentElement) + ' > ' + mine));
         }
         return looks.get(e);
