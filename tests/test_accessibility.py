@@ -146,6 +146,47 @@ def test_a_colour_defect_on_a_later_page_fails_its_audit(browser, server):
     assert len(looks - seen) < len(seen) / 4  # few looks of the later page were new
 
 
+class _AllChecked(tour.CheckedKinds):
+    """Every focused kind already checked: a walk that checks no focused colours."""
+
+    def __init__(self):
+        pass
+
+    def claim_all(self, kinds: list[str]) -> set[str]:
+        return set()
+
+
+def test_tabs_sent_together_move_the_focus_as_tabs_pressed_one_by_one(browser, server):
+    """Visit.press_tab sends a batch's key events together; the walk it drives stops on the
+    same elements, in the same order and as shown, as one driven by page.keyboard.press."""
+    walks = []
+    for together in (True, False):
+        visit = Visit(browser, server, "light")
+        if not together:
+            visit.press_tab = lambda n, page=visit.page: [
+                page.keyboard.press("Tab") for _ in range(n)
+            ]
+        try:
+            visit.open("/", until="load")
+            stops = tour.tab_through(visit, _AllChecked())
+        finally:
+            visit.close()
+        # Two things the theme does a moment after a key, a moment that depends on how fast
+        # the keys come (and a loaded machine slows either way), are left out: the back-to-top
+        # button it shows while the page scrolls up, which a walk may or may not meet, and
+        # the search box's colours as it opens (the walk checks focused colours of links and
+        # buttons only).
+        walks.append(
+            [
+                (s["name"], s["visible"], s["indicator"], s["textKind"] and s["look"])
+                for s in stops
+                if '"md-top ' not in s["name"]
+            ]
+        )
+    assert len(walks[0]) > tour.BATCH, len(walks[0])  # more than one batch
+    assert walks[0] == walks[1]
+
+
 def test_the_walk_ends_where_focus_leaves_the_page_and_wraps_around():
     """tour.walked() reads the record of Tab presses: the end is a press without focus
     followed by the first stop again (or by none); a focus trap never ends."""
