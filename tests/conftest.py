@@ -261,7 +261,12 @@ class Sandbox:
 @pytest.fixture
 def sandbox(tmp_path):
     """A mini repository: the real runner, a page, and snippets written by the test."""
-    root = tmp_path / "repo"
+    return make_sandbox(tmp_path)
+
+
+def make_sandbox(folder: Path) -> Sandbox:
+    """The sandbox fixture's repository, in `folder`/repo (for a fixture of wider scope)."""
+    root = folder / "repo"
     shutil.copytree(
         ROOT / "scripts" / "docpipe",
         root / "scripts" / "docpipe",

@@ -92,10 +92,18 @@ def regen(box, env: dict, *args: str) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.fixture
-def drifted(sandbox, tmp_path):
+# One drifted check, read by every test of its formatters: they share a worker.
+pytestmark = pytest.mark.xdist_group("drift review")
+
+
+@pytest.fixture(scope="module")
+def drifted(tmp_path_factory):
     """A recorded sandbox, then: hand.txt edited by hand, plot.py changed (its output and its
     figure drift), and broken.py broken. Returns the check's result."""
+    from conftest import make_sandbox
+
+    tmp_path = tmp_path_factory.mktemp("drifted")
+    sandbox = make_sandbox(tmp_path)
     sandbox.write("snippets/hand.py", HAND)
     sandbox.write("snippets/plot.py", PLOT)
     sandbox.write("snippets/broken.py", BROKEN)
@@ -249,45 +257,23 @@ def test_the_html_report_holds_diffs_and_both_figures_in_both_palettes(drifted):
 
 
 # Run in its own interpreter: the browser tests hold Playwright's sync API for the session.
-IN_BROWSER = """
-import json, sys
-from playwright.sync_api import sync_playwright
-
-executable, report, shots, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-counts = {}
-with sync_playwright() as p:
-    browser = p.chromium.launch(executable_path=executable, args=args)
-    for scheme in ("light", "dark"):
-        page = browser.new_page(color_scheme=scheme, viewport={"width": 1400, "height": 900})
-        page.goto(report)
-        page.wait_for_function(
-            "[...document.querySelectorAll('.compare .count')].every(c => c.textContent)"
-        )
-        counts[scheme] = page.locator(".compare .count").all_text_contents()
-        page.screenshot(path=f"{shots}/drift-report-{scheme}.png", full_page=True)
-    browser.close()
-print(json.dumps(counts))
-"""
-
-
 @pytest.mark.integration
-def test_the_report_marks_the_changed_pixels_in_a_browser(drifted):
-    import json
-
-    from browsing import CHROMIUM_ARGS, chromium
-
-    executable = chromium()
+def test_the_report_marks_the_changed_pixels_in_a_browser(drifted, browser):
     _, _, report = drifted
     shots = ROOT / "test-artifacts" / "drift-report"
     shots.mkdir(parents=True, exist_ok=True)
-    run = subprocess.run(
-        [sys.executable, "-c", IN_BROWSER, executable, report.as_uri(), str(shots), *CHROMIUM_ARGS],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr
-    counts = json.loads(run.stdout)
+    counts = {}
+    for scheme in ("light", "dark"):
+        page = browser.new_page(color_scheme=scheme, viewport={"width": 1400, "height": 900})
+        try:
+            page.goto(report.as_uri())
+            page.wait_for_function(
+                "[...document.querySelectorAll('.compare .count')].every(c => c.textContent)"
+            )
+            counts[scheme] = page.locator(".compare .count").all_text_contents()
+            page.screenshot(path=shots / f"drift-report-{scheme}.png", full_page=True)
+        finally:
+            page.close()
     for scheme in ("light", "dark"):
         assert len(counts[scheme]) == 2  # the figure in the light and in the dark palette
         for text in counts[scheme]:
