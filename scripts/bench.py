@@ -63,11 +63,9 @@ def one_import() -> float:
     """A fresh interpreter importing, as the zygote does, everything the snippets import: the
     runner, the heavy packages and every module their last runs asked for (the extended
     zygote's share too), once."""
-    from docpipe.recorded import cache
-
     cat = catalog.load(PROJECT)
     modules = pipeline.preloads(cat.snippets)
-    for preloaded in cache.preloads_by_snippet(PROJECT, [s.key for s in cat.snippets]).values():
+    for preloaded in pipeline.last_preloads(PROJECT, cat.snippets).values():
         modules += [m for m in preloaded if m not in modules]
     return imported("docpipe.run.preload", DOCPIPE_PRELOADS=",".join(modules))
 

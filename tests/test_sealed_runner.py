@@ -168,7 +168,7 @@ def outcome(figures=None, sections=(), output=b"") -> pool.Outcome:
 )
 def test_a_figure_name_outside_the_naming_rule_is_refused(fit_line, name):
     with pytest.raises(artifacts.OutputError) as e:
-        artifacts.build(fit_line, Settings(), outcome({name: "<svg/>"}), {})
+        artifacts.build(fit_line, Settings(), outcome({name: "<svg/>"}), {}, [])
     figure = name.removesuffix(".dark")
     assert isinstance(e.value, DocpipeError) and e.value.problem.kind == RUN
     assert (e.value.path, e.value.line) == ("snippets/examples/fit_line.py", None)
@@ -181,7 +181,7 @@ def test_a_figure_name_outside_the_naming_rule_is_refused(fit_line, name):
 
 def test_figure_names_by_the_rule_are_published_in_both_palettes(fit_line):
     files = artifacts.build(
-        fit_line, Settings(), outcome({"loss-2_b": "<svg/>", "loss-2_b.dark": "<svg/>"}), {}
+        fit_line, Settings(), outcome({"loss-2_b": "<svg/>", "loss-2_b.dark": "<svg/>"}), {}, []
     )
     assert fit_line.figure("loss-2_b") in files and fit_line.figure("loss-2_b", "dark") in files
     assert all(path.is_relative_to(fit_line.project.root) for path in files)
@@ -190,7 +190,7 @@ def test_figure_names_by_the_rule_are_published_in_both_palettes(fit_line):
 def test_a_section_that_ends_inside_a_character_is_a_malformed_result(fit_line):
     run = outcome(sections=[("a", 1)], output="é".encode())
     with pytest.raises(artifacts.OutputError) as e:
-        artifacts.build(fit_line, Settings(), run, {})
+        artifacts.build(fit_line, Settings(), run, {}, [])
     assert (e.value.path, e.value.line) == ("snippets/examples/fit_line.py", None)
     assert e.value.message == (
         "its run left a malformed result (section 'a' ends at byte 1 of 2, not between two"
@@ -201,7 +201,7 @@ def test_a_section_that_ends_inside_a_character_is_a_malformed_result(fit_line):
 def test_the_project_root_in_an_output_is_recorded_relative_to_it(fit_line):
     root = fit_line.project.root
     printed = f'  File "{root}/snippets/examples/fit_line.py", line 1\n'.encode()
-    files = artifacts.build(fit_line, Settings(), outcome(output=printed), {})
+    files = artifacts.build(fit_line, Settings(), outcome(output=printed), {}, [])
     assert files[fit_line.output] == b'  File "snippets/examples/fit_line.py", line 1\n'
     record = json.loads(files[fit_line.record])
     assert record["normalised"] == ["repository-path"]
@@ -209,7 +209,7 @@ def test_the_project_root_in_an_output_is_recorded_relative_to_it(fit_line):
 
 # ---- the cache: a malformed one is rebuilt, an input that is no file is never trusted ----
 
-GOOD_RUN = {"made_from": "k", "inputs": {"snippets/a.py": SOURCE}, "files": {}, "preloads": []}
+GOOD_RUN = {"made_from": "k", "inputs": {"snippets/a.py": SOURCE}, "files": {}}
 
 
 @pytest.mark.parametrize(
@@ -217,7 +217,7 @@ GOOD_RUN = {"made_from": "k", "inputs": {"snippets/a.py": SOURCE}, "files": {}, 
     [
         ("{", "unreadable (Expecting property name"),
         ("[]", "malformed (not a JSON object)"),
-        ('{"snippets": {"a": {"inputs": {}, "files": {}, "preloads": []}}}', "malformed (snippets"),
+        ('{"snippets": {"a": {"inputs": {}, "files": {}}}}', "malformed (snippets"),
         ('{"snippets": []}', "malformed (snippets is not an object)"),
         (json.dumps({"snippets": {"a": {**GOOD_RUN, "made_from": 3}}}), "malformed (snippets['a']"),
         (
@@ -406,7 +406,7 @@ def test_a_file_the_run_read_beyond_its_inputs_keys_the_cache(tmp_path):
     digests = lambda: cache.Digests(project, {})  # noqa: E731
     recorded = cache.with_reads(inputs, ["snippets/weights.bin"], digests(), later)
     assert recorded["snippets/weights.bin"] == hashlib.sha256(b"\x00" * 16).hexdigest()
-    run = cache.entry(recorded, Settings(), {}, [], digests())
+    run = cache.entry(recorded, Settings(), {}, digests())
     assert not cache.fresh(Settings(), run, set(), digests())  # main.py: not on disk
     run["made_from"] = cache.made_from(Settings(), cache.on_disk(recorded, digests()))
     assert cache.fresh(Settings(), run, set(), digests())
@@ -431,7 +431,7 @@ def test_a_file_the_run_read_beyond_open_is_named_in_its_record(fit_line):
     run = outcome()
     run.result.inputs = dict(INPUTS)
     run.result.reads = [data, FIGURES, "docs/index.md"]
-    files = artifacts.build(fit_line, Settings(), run, {})
+    files = artifacts.build(fit_line, Settings(), run, {}, [])
     recorded = json.loads(files[fit_line.record])["inputs"]
     assert recorded[data] == hashlib.sha256(b"\x01\x02").hexdigest()
     assert recorded[FIGURES] == "absent"  # already an input: the run's own fingerprint stays

@@ -206,8 +206,13 @@ def child_result(snippet: Snippet, change=lambda text: text) -> dict:
     from docpipe.run import artifacts
 
     cat = catalog.load(PROJECT)
+    recorded = load(snippet)
     files = artifacts.build(
-        snippet, cat.settings[snippet], replay(snippet, change), load(snippet).environment
+        snippet,
+        cat.settings[snippet],
+        replay(snippet, change),
+        recorded.environment,
+        recorded.preloads,
     )
     return {
         "status": "ok",

@@ -43,7 +43,7 @@ def preloaded(sandbox) -> str:
 
 
 def recorded_imports(sandbox) -> list[str]:
-    return json.loads(sandbox.read(".cache/regen.json"))["snippets"]["lazy"]["preloads"]
+    return json.loads(sandbox.read("docs/generated/lazy.json"))["preloads"]
 
 
 def test_what_a_snippet_imported_last_time_is_imported_before_its_next_run(sandbox):
@@ -59,8 +59,10 @@ def test_what_a_snippet_imported_last_time_is_imported_before_its_next_run(sandb
     # imported in turn.
     assert recorded_imports(sandbox) == ["email.mime", "email.mime.text"]
 
-    # A new process, so a new zygote, with the preloads the cache kept (this test is about that
-    # round trip through a process and its cache: the rest of this module runs in this one).
+    # A new process, so a new zygote, with the preloads the record kept, with no cache (a
+    # fresh clone's; this test is about that round trip through a process and its record:
+    # the rest of this module runs in this one).
+    (sandbox.root / ".cache" / "regen.json").unlink()
     again = sandbox.regen("--force", process=True)
     assert again.returncode == 0, again.stderr
     assert preloaded(sandbox) == "True"
@@ -69,24 +71,25 @@ def test_what_a_snippet_imported_last_time_is_imported_before_its_next_run(sandb
     assert recorded_imports(sandbox) == ["email.mime", "email.mime.text"]
 
 
-def test_what_a_check_imported_is_preloaded_by_the_next_run_in_its_process(sandbox):
-    """Only a regen writes the cache; a check without one (a fresh clone's) leaves what each
-    snippet imported to the later runs of its process (the suite's, `mkdocs serve`'s)."""
-    from docpipe import catalog, pipeline
-    from docpipe.project import Project
-
+def test_a_check_compares_every_field_of_a_record_but_its_preloads(sandbox):
+    """The preloads a record lists are the zygote's hint, changed by no output: a check (and
+    an audit) keeps what the record lists, and only a regen that runs the snippet adds to it."""
     sandbox.write("snippets/lazy.py", LAZY)
     sandbox.write("snippets/snippets.toml", SETTINGS)
     sandbox.write("docs/index.md", PAGE)
-    assert sandbox.regen(process=True).returncode == 0  # recorded by another process
-    (sandbox.root / ".cache" / "regen.json").unlink()
-    project = Project(sandbox.root)
-    snippets = catalog.load(project).snippets
-    assert pipeline.last_preloads(project, snippets) == {}
+    assert sandbox.regen(process=True).returncode == 0
+    record = json.loads(sandbox.read("docs/generated/lazy.json"))
+    assert record["preloads"] == ["email.mime", "email.mime.text"]
+    sandbox.write(
+        "docs/generated/lazy.json", json.dumps({**record, "preloads": []}, indent=2) + "\n"
+    )
     check = sandbox.regen("--check")
-    assert check.returncode == 0, check.stderr
-    assert not (sandbox.root / ".cache" / "regen.json").exists()
-    assert pipeline.last_preloads(project, snippets) == {"lazy": ["email.mime", "email.mime.text"]}
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert recorded_imports(sandbox) == []
+    sandbox.write("docs/generated/lazy.json", json.dumps({**record, "values": {}}, indent=2) + "\n")
+    assert sandbox.regen("--check").returncode == 1  # any other field drifts
+    assert sandbox.regen("--force", process=True).returncode == 0
+    assert recorded_imports(sandbox) == ["email.mime", "email.mime.text"]
 
 
 # Forked from the extended zygote (the one that imported email.mime.text for it), it kills it.

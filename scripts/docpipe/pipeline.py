@@ -18,7 +18,7 @@ from pathlib import Path
 from docpipe.catalog import Catalog
 from docpipe.problems import RUN, Problem
 from docpipe.project import Project, Snippet
-from docpipe.recorded import cache, writing
+from docpipe.recorded import cache, record, writing
 from docpipe.recorded.drift import Drift
 from docpipe.run.machine import default_jobs
 
@@ -172,13 +172,6 @@ def site_problems(cat: Catalog, snippets: list[Snippet] | None = None) -> list[P
     )
 
 
-# What each snippet's runs in this process asked the zygote to preload, by project root and
-# snippet key: the cache keeps it for the next process, but only a regen writes the cache, so
-# without this a check in a fresh clone (no cache yet) left every later run of the same
-# process, such as the test suite's or `mkdocs serve`'s, to import them again in each child.
-_PRELOADED: dict[tuple[Path, str], set[str]] = {}
-
-
 def run(
     snippets: list[Snippet],
     cat: Catalog,
@@ -188,8 +181,8 @@ def run(
     **pool_args,
 ) -> dict:
     """Run snippets (each in its own child process) and return their outcomes.
-    `snippet_preloads`: what the extended zygote preloads for each (default: what their last
-    runs preloaded, from the cache and from the runs made earlier in this process)."""
+    `snippet_preloads`: what the extended zygote preloads for each (default: what their
+    records list, Record.preloads)."""
     from docpipe.run import pool
 
     project = cat.project
@@ -216,20 +209,13 @@ def run(
         )
     finally:
         progress.close()
-    for key, outcome in outcomes.items():
-        if outcome.result is not None:
-            _PRELOADED.setdefault((project.root, key), set()).update(outcome.result.preloads)
     return {s: outcomes[s.key] for s in snippets}
 
 
 def last_preloads(project: Project, snippets: list[Snippet]) -> dict[str, list[str]]:
-    """What each snippet's last runs preloaded: those the cache recorded and those made in
-    this process (a run forked from a preloaded zygote cannot see what it preloaded, so the
-    two are joined, as a regen joins them in the cache)."""
-    keys = [s.key for s in snippets]
-    recorded = cache.preloads_by_snippet(project, keys)
-    joined = {k: {*recorded.get(k, []), *_PRELOADED.get((project.root, k), ())} for k in keys}
-    return {k: sorted(v) for k, v in joined.items() if v}
+    """What each snippet's record lists as its preloads, for those that list any."""
+    listed = {s.key: record.listed_preloads(s) for s in snippets}
+    return {k: v for k, v in listed.items() if v}
 
 
 def preloads(snippets: list[Snippet]) -> list[str]:
@@ -247,8 +233,13 @@ def start_zygote(snippets: list[Snippet], opts: Options) -> None:
         zygote.shared(preloads(snippets))
 
 
-def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | None, Failure | None]:
-    """The files a run publishes, or None and why it cannot publish."""
+def publishable(
+    snippet: Snippet, cat: Catalog, outcome, env, learn: bool = False
+) -> tuple[dict | None, Failure | None]:
+    """The files a run publishes, or None and why it cannot publish. Its record lists the
+    preloads the record on disk lists (Record.preloads), and with `learn` (a regen, which
+    writes it) those this run imported besides: a hint for the zygote, which changes no
+    output, so a check or an audit never finds a record drifted for it alone."""
     from docpipe.pages import claims
     from docpipe.run import artifacts
 
@@ -260,8 +251,12 @@ def publishable(snippet: Snippet, cat: Catalog, outcome, env) -> tuple[dict | No
         tail = outcome.output.decode("utf-8", "replace").splitlines()[-FAILURE_TAIL:]
         broken = claims.broken(snippet, result)
         return None, Failure(_error(snippet, result), broken, [_clip(line) for line in tail])
+    # A run forked from a preloaded zygote cannot see what it preloaded: what the record lists
+    # stays listed while the snippet exists, joined with what this run imported. Which lazy
+    # imports a run sees depends on what its zygote preloaded, so the list grows over regens.
+    preloads = sorted({*record.listed_preloads(snippet), *(result.preloads if learn else ())})
     try:
-        return artifacts.build(snippet, cat.settings[snippet], outcome, env), None
+        return artifacts.build(snippet, cat.settings[snippet], outcome, env, preloads), None
     except artifacts.OutputError as e:
         return None, Failure(_error(snippet, None, str(e)))
 
@@ -405,20 +400,16 @@ def _regen(snippets, cat, opts, force, cached, stats, taken, into, result) -> No
     env = stamp()
     for snippet in outdated:
         outcome = outcomes[snippet]
-        files, failure = publishable(snippet, cat, outcome, env)
+        files, failure = publishable(snippet, cat, outcome, env, learn=True)
         if files is None:
             result.failed[snippet] = failure
             runs.pop(snippet.key, None)
             continue
         written = writing.replace(files, on_disk.get(snippet, set()), into)
         result.wrote += [project.rel(p) for p in written]
-        # A run forked from a preloaded zygote cannot see what the zygote preloaded for it, not
-        # even with --force: what a snippet preloaded stays known while it exists.
-        known = runs.get(snippet.key, {}).get("preloads", [])
-        preloaded = sorted({*known, *outcome.result.preloads})
         reads = getattr(outcome.result, "reads", [])  # execute.Result.reads, once it has them
         inputs = cache.with_reads(outcome.result.inputs, reads, digests, taken)
-        runs[snippet.key] = cache.entry(inputs, cat.settings[snippet], files, preloaded, digests)
+        runs[snippet.key] = cache.entry(inputs, cat.settings[snippet], files, digests)
     _write_notebooks(
         project, cached.setdefault("notebooks", {}), force, set(result.failed), result, into
     )
@@ -509,5 +500,5 @@ def without_environment(snippet: Snippet, settings, outcome, running: dict, on_d
     recorded = drift.recorded_environment(snippet)
     if not recorded or recorded == running:
         return None
-    files = build(snippet, settings, outcome, recorded)
+    files = build(snippet, settings, outcome, recorded, record.listed_preloads(snippet))
     return drift.compare(snippet.project, files, on_disk), files

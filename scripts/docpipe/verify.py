@@ -112,6 +112,7 @@ def child(project: Project, out: Path, jobs: int) -> None:
     from docpipe import catalog, pipeline
     from docpipe.environment import stamp
     from docpipe.recorded.drift import recorded_environment
+    from docpipe.recorded.record import listed_preloads
     from docpipe.run import artifacts
     from docpipe.run.machine import fork_available
 
@@ -136,8 +137,10 @@ def child(project: Project, out: Path, jobs: int) -> None:
             }
             continue
         env = recorded_environment(snippet) or stamp()
+        # the record's preloads, a hint for the zygote that no torch's output depends on
+        preloads = listed_preloads(snippet)
         try:
-            files = artifacts.build(snippet, cat.settings[snippet], outcome, env)
+            files = artifacts.build(snippet, cat.settings[snippet], outcome, env, preloads)
         except artifacts.OutputError as e:
             found[snippet.name] = {"status": "error", "error": str(e), "failed_section": None}
             continue

@@ -217,12 +217,10 @@ def malformed(data) -> str:
     if not _is(runs, dict):
         return "snippets is not an object"
     for key, run in runs.items():
-        if not _is(run, dict) or set(run) != {"made_from", "inputs", "files", "preloads"}:
-            return f"snippets[{key!r}] is not {{made_from, inputs, files, preloads}}"
+        if not _is(run, dict) or set(run) != {"made_from", "inputs", "files"}:
+            return f"snippets[{key!r}] is not {{made_from, inputs, files}}"
         if not (_is(run["made_from"], str) and _strings(run["inputs"]) and _strings(run["files"])):
             return f"snippets[{key!r}] has a made_from, inputs or files of the wrong type"
-        if not _is(run["preloads"], list) or not all(_is(i, str) for i in run["preloads"]):
-            return f"snippets[{key!r}] preloads is not a list of names"
         if not all(_safe(p) for p in [*run["inputs"], *run["files"]]):
             return f"snippets[{key!r}] names a path outside the repository"
     notebooks = data.get("notebooks", {})
@@ -289,22 +287,13 @@ def entry(
     inputs: dict[str, str],
     settings: Settings,
     files: dict[Path, bytes],
-    preloads: list[str],
     digests: Digests,
 ) -> dict:
     return {
         "made_from": made_from(settings, inputs),
         "inputs": inputs,
         "files": {digests.project.rel(p): _digest(d) for p, d in files.items()},
-        "preloads": preloads,
     }
-
-
-def preloads_by_snippet(project: Project, keys: list[str]) -> dict[str, list[str]]:
-    """The installed modules each snippet's recorded runs preloaded, for the zygote to preload
-    before it runs again."""
-    runs = load(project).get("snippets", {})
-    return {k: runs[k]["preloads"] for k in keys if runs.get(k, {}).get("preloads")}
 
 
 def fresh(

@@ -27,6 +27,12 @@ class Record:
     inputs: dict[str, str] = field(
         default_factory=dict
     )  # docpipe.recorded.fingerprints: what it was made from
+    # The installed modules this snippet's forked runs imported beyond the zygote's shared
+    # preloads (execute.Result.preloads): its next run's zygote imports them first, in a fresh
+    # clone too. A run forked from that zygote cannot see them imported, so they stay listed
+    # while the snippet exists (pipeline.publishable joins them); a hint for speed, which
+    # changes no output.
+    preloads: list[str] = field(default_factory=list)
 
     def to_bytes(self) -> bytes:
         return (json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n").encode()
@@ -61,3 +67,11 @@ def load(snippet: Snippet) -> Record:
 @cache
 def _load(path: Path, mtime: int, where: str) -> Record:
     return Record.from_bytes(path.read_bytes(), where)
+
+
+def listed_preloads(snippet: Snippet) -> list[str]:
+    """What the snippet's record lists as its preloads ([] with no readable record)."""
+    try:
+        return load(snippet).preloads
+    except RecordError:
+        return []

@@ -19,7 +19,10 @@ class OutputError(DocpipeError):
     kind = RUN
 
 
-def build(snippet: Snippet, settings: Settings, outcome: Outcome, env: dict) -> dict[Path, bytes]:
+def build(
+    snippet: Snippet, settings: Settings, outcome: Outcome, env: dict, preloads: list[str]
+) -> dict[Path, bytes]:
+    """The files a run publishes; `preloads` are what its record lists (Record.preloads)."""
     raw = outcome.output
     root = snippet.project.root
     try:
@@ -49,7 +52,7 @@ def build(snippet: Snippet, settings: Settings, outcome: Outcome, env: dict) -> 
     reads = getattr(outcome.result, "reads", [])
     read = {r: sources.file_digest(root / r) for r in reads if r not in outcome.result.inputs}
     inputs = sources.inputs(settings, {**outcome.result.inputs, **read})
-    record = Record(snippet.command, env, pieces, outcome.result.values, changed, inputs)
+    record = Record(snippet.command, env, pieces, outcome.result.values, changed, inputs, preloads)
     files = {snippet.output: output.encode(), snippet.record: record.to_bytes()}
     for name, svg in outcome.result.figures.items():
         theme = next((t for t in THEMES[1:] if name.endswith(f".{t}")), "")

@@ -287,6 +287,9 @@ def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, O
                 process, job, started, _ = running.pop(sentinel)
                 process.join()
                 outcome = _collect(job, process.exitcode, time.monotonic() - started)
+                # A fresh interpreter imports what a zygote would have held for it: its imports
+                # say nothing of what a zygote should preload (Record.preloads).
+                outcome.result.preloads = []
                 outcomes[job.key] = outcome
                 on_done(outcome)
             for sentinel, (process, job, started, deadline) in list(running.items()):

@@ -5,7 +5,7 @@ snippet.
 Every child needs the runner itself, so it is imported here too; the rest of the preloads are
 the heavy packages the snippets import (pool.preloads). The extended zygote then loads each
 snippet's own preloads, what its last run asked for beyond them (execute.Result.preloads, kept
-by the regen cache: docpipe.recorded.cache.preloads_by_snippet).
+in its record: docpipe.recorded.record.Record.preloads, read by pipeline.last_preloads).
 A module that fails to import here is skipped silently on purpose: each snippet that imports it
 then fails in its own process with the real error, named, and the other snippets run.
 """
