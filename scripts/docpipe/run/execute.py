@@ -297,6 +297,35 @@ def children() -> list[int]:
     return found
 
 
+def process(pid: int) -> tuple[str, str, int] | None:
+    """The short name, state and process group of process `pid` (its /proc stat), None when
+    it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            name, fields = f.read().split(b" (", 1)[1].rsplit(b")", 1)
+        state, _, group = fields.split()[:3]
+        return os.fsdecode(name), state.decode(), int(group)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def command_line(pid: int, name: str) -> list[str]:
+    """The command line of process `pid`, which is not a zombie. One in the middle of its exec
+    (a child that Popen returned already: the exec passed the point where the parent is told)
+    has for a few milliseconds no arguments in /proc yet; it is read again until it has, or
+    named by its short name `name` (its executable's name, cut to 15 bytes)."""
+    deadline = time.monotonic() + 0.5
+    while True:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                command = [os.fsdecode(w) for w in f.read().split(b"\0") if w]
+        except OSError:
+            command = []
+        if command or time.monotonic() > deadline:
+            return command or [name]
+        time.sleep(0.001)
+
+
 def end_children(
     keep: set[int] = frozenset(), groups: set[int] = frozenset()
 ) -> list[tuple[int, list[str]]]:
@@ -310,18 +339,13 @@ def end_children(
         for pid in children():
             if pid in keep:
                 continue
-            try:
-                with open(f"/proc/{pid}/stat", "rb") as f:
-                    state, _, group = f.read().rsplit(b")", 1)[1].split()[:3]
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    command = [os.fsdecode(w) for w in f.read().split(b"\0") if w]
-            except (OSError, ValueError):
+            seen = process(pid)
+            if seen is None or seen[2] in groups:
                 continue
-            if int(group) in groups:
-                continue
+            name, state, _ = seen
             found.append(pid)
-            if state != b"Z":
-                ended.append((pid, command))
+            if state != "Z":
+                ended.append((pid, command_line(pid, name)))
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
         if not found:
@@ -333,7 +357,7 @@ def end_children(
 
 
 def describe(ended: list[tuple[int, list[str]]]) -> str:
-    return ", ".join(f"pid {pid} ({shlex.join(command) or '?'})" for pid, command in ended)
+    return ", ".join(f"pid {pid} ({shlex.join(command)})" for pid, command in ended)
 
 
 def _end_what_it_started(snippet: Snippet, result: Result, stream, started_by) -> None:

@@ -320,16 +320,10 @@ def _group(leader: int) -> list[tuple[int, list[str]]]:
         pids = list(filter(str.isdigit, os.listdir("/proc")))
     except OSError:  # no /proc (macOS): the group is killed unnamed
         pids = []
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                command = [os.fsdecode(w) for w in f.read().split(b"\0") if w]
-        except (OSError, IndexError):
-            continue
-        if int(fields[2]) == leader and int(pid) != leader and fields[0] != b"Z":
-            found.append((int(pid), command))
+    for pid in map(int, pids):
+        seen = execute.process(pid) if pid != leader else None
+        if seen is not None and seen[2] == leader and seen[1] != "Z":
+            found.append((pid, execute.command_line(pid, seen[0])))
     return found
 
 
