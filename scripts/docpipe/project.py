@@ -227,7 +227,10 @@ def _load_site(config_file: Path) -> Site:
     from mkdocs.exceptions import ConfigurationError
 
     try:
-        config = load_config(str(config_file))
+        # Without the plugins and hooks: the pipeline reads none of their settings, and
+        # loading them (mkdocs-jupyter imports nbconvert) took half a second of every fresh
+        # process, each regen and each pre-commit check; `mkdocs build` still validates them.
+        config = load_config(str(config_file), plugins=[], hooks=[])
         published = _published(config_file)
     except (OSError, ConfigurationError) as e:
         raise SettingsError(f"{e}", config_file.name) from e
