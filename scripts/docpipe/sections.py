@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from types import CodeType
 
 from docpipe.problems import DocpipeError
@@ -54,6 +54,14 @@ def _preprocessor(options: tuple):
         extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": config}
     )
     return md.preprocessors["snippet"]
+
+
+@lru_cache(maxsize=256)
+def parsed(text: str, filename: str) -> ast.Module:
+    """The syntax tree of a snippet's text (SyntaxError as Python gives it), parsed once: the
+    page checks read the same snippet's tree for each claim marker and each rule. Callers
+    only read it."""
+    return ast.parse(text, filename)
 
 
 def markers(text: str, filename: str) -> list[tuple[int, str, str]]:

@@ -22,6 +22,7 @@ from docpipe.pages import claims, sentences
 from docpipe.pages.reading import markdown_pages
 from docpipe.problems import Problem
 from docpipe.project import Project, Snippet
+from docpipe.sections import parsed
 
 RULE = "agreement-asserted"
 
@@ -103,7 +104,7 @@ def check(cat: Catalog, page: Path, allowed: tuple[str, ...]) -> tuple[list[Prob
 def unasserted(snippet: Snippet) -> list[Problem]:
     """Hand results a snippet computes next to autograd's gradients without asserting them."""
     try:
-        tree = ast.parse(snippet.source.read_text(encoding="utf-8"), snippet.name)
+        tree = parsed(snippet.source.read_text(encoding="utf-8"), snippet.name)
     except (SyntaxError, OSError):
         return []  # the run reports it
     if not any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(tree)):

@@ -21,7 +21,7 @@ from docpipe.pages.sentences import SENTENCE_END  # the one rule for where a sen
 from docpipe.problems import DocpipeError, Problem
 from docpipe.project import Project, Snippet
 from docpipe.recorded import record as records
-from docpipe.sections import SectionError, find_sections
+from docpipe.sections import SectionError, find_sections, parsed
 
 # Anything that starts like a claim marker, to name the ones CLAIM does not accept.
 LOOSE = re.compile(r"\{\{\s*claim\b[^}<]*\}\}")  # <placeholders> document the syntax
@@ -76,7 +76,7 @@ def checks(snippet: Snippet, section: str) -> tuple[int, int]:
     text = snippet.source.read_text(encoding="utf-8")
     try:
         span = find_sections(text, snippet.name).get(section)
-        tree = ast.parse(text, snippet.name)
+        tree = parsed(text, snippet.name)
     except (SectionError, SyntaxError) as e:
         raise ClaimError(str(e)) from None
     if span is None:
@@ -208,7 +208,7 @@ def section_nodes(snippet: Snippet, section: str) -> list[ast.AST]:
     """The statements of a claim's section, or [] when the marker is broken (problems names it)."""
     try:
         first, last = checks(snippet, section)
-        tree = ast.parse(snippet.source.read_text(encoding="utf-8"), snippet.name)
+        tree = parsed(snippet.source.read_text(encoding="utf-8"), snippet.name)
     except (ClaimError, SyntaxError, OSError):
         return []
     return [n for n in tree.body if first <= n.lineno <= last]

@@ -35,7 +35,7 @@ from docpipe.pages.reading import tokens, uses
 from docpipe.problems import Problem
 from docpipe.project import Snippet
 from docpipe.recorded import record as records
-from docpipe.sections import SectionError, find_sections
+from docpipe.sections import SectionError, find_sections, parsed
 
 RULE = "typed-number"
 
@@ -91,7 +91,7 @@ def input_literals(snippet: Snippet) -> set[float]:
     """The numeric literals of a snippet's source that are data, outside its claim sections."""
     try:
         text = snippet.source.read_text(encoding="utf-8")
-        tree = ast.parse(text, snippet.name)
+        tree = parsed(text, snippet.name)
         spans = find_sections(text, snippet.name)
     except (OSError, SyntaxError, SectionError):
         return set()
