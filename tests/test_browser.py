@@ -58,6 +58,29 @@ def test_instant_navigation_by_clicking_renders_math_and_figures(browser, server
     assert len(seen) >= 2, f"clicked through too few pages: {seen}"
 
 
+def test_every_request_outside_the_server_is_blocked_and_named(browser, server):
+    visit = Visit(browser, server, "light")
+    try:
+        visit.open("/")
+        answered = visit.page.evaluate(
+            """async (own) => {
+                new Image().src = 'https://cdn.example/font.woff2';
+                const tries = ['http://127.0.0.2/x.js', own + '/index.html', 'data:text/plain,x'];
+                return Promise.all(tries.map(u => fetch(u).then(r => r.ok, () => false)));
+            }""",
+            server,
+        )
+        visit.page.wait_for_timeout(300)  # the image's request, which nothing awaits
+        found = [line for line in visit.traffic("/") if "outside host" in line]
+    finally:
+        visit.close()
+    assert answered == [False, True, True]  # blocked; the server's own page; a data: URL
+    assert sorted(found) == [
+        "/: request to an outside host: http://127.0.0.2/x.js",
+        "/: request to an outside host: https://cdn.example/font.woff2",
+    ], found
+
+
 def test_palette_toggle_shows_dark_figures(browser, server):
     visit = Visit(browser, server, "light")
     try:
