@@ -14,6 +14,7 @@ import ast
 import html
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from docpipe.pages.reading import CLAIM, markdown_pages
@@ -76,17 +77,23 @@ def checks(snippet: Snippet, section: str) -> tuple[int, int]:
     text = snippet.source.read_text(encoding="utf-8")
     try:
         span = find_sections(text, snippet.name).get(section)
-        tree = parsed(text, snippet.name)
+        asserts = _assert_lines(text, snippet.name)
     except (SectionError, SyntaxError) as e:
         raise ClaimError(str(e)) from None
     if span is None:
         raise ClaimError(f"{snippet.name} has no section '{section}' to check the claim")
     first, last = span
-    if not any(isinstance(n, ast.Assert) and first <= n.lineno <= last for n in ast.walk(tree)):
+    if not any(first <= line <= last for line in asserts):
         raise ClaimError(
             f"section '{section}' of {snippet.name} holds no assert, so it checks nothing"
         )
     return span
+
+
+@lru_cache(maxsize=256)
+def _assert_lines(text: str, name: str) -> frozenset[int]:
+    """The lines of a snippet's asserts (its text parsed once, for every claim marker)."""
+    return frozenset(n.lineno for n in ast.walk(parsed(text, name)) if isinstance(n, ast.Assert))
 
 
 def problems(project: Project) -> list[Problem]:

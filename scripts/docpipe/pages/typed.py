@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from docpipe.catalog import Catalog
@@ -91,10 +92,16 @@ def input_literals(snippet: Snippet) -> set[float]:
     """The numeric literals of a snippet's source that are data, outside its claim sections."""
     try:
         text = snippet.source.read_text(encoding="utf-8")
-        tree = parsed(text, snippet.name)
-        spans = find_sections(text, snippet.name)
+        return set(_input_literals(text, snippet.name))
     except (OSError, SyntaxError, SectionError):
         return set()
+
+
+@lru_cache(maxsize=256)
+def _input_literals(text: str, name: str) -> frozenset[float]:
+    """input_literals of a snippet's text: each page's check reads them again."""
+    tree = parsed(text, name)
+    spans = find_sections(text, name)
     claimed = [span for name, span in spans.items() if name.startswith("claim")]
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     found = set()
@@ -111,7 +118,7 @@ def input_literals(snippet: Snippet) -> set[float]:
         if isinstance(parent, ast.BinOp | ast.AugAssign):
             continue  # an operand of arithmetic: part of a formula, as the page writes it too
         found.add(value)
-    return found
+    return frozenset(found)
 
 
 def _number(text: str) -> float:
