@@ -12,7 +12,8 @@ docs/generated/<key>.json       values quoted in prose, per-section output, envi
 docs/generated/<key>.<fig>.svg  a figure (and <key>.<fig>.dark.svg for the dark palette)
 scripts/figures/<key>.py        the code that draws that snippet's figures
 
-The site settings come from mkdocs.yml through MkDocs' own config loader, once per project.
+The site settings come from mkdocs.yml through MkDocs' own config loader, once per project
+(its plugins and hooks left out: the pipeline reads none of their settings).
 """
 
 from __future__ import annotations
