@@ -107,9 +107,9 @@ class Box:
 
 
 def failures(outcomes: dict) -> dict[str, str]:
-    """The first line of each failed run's error, by snippet key."""
+    """The first line of each failed run's error, with its place, by snippet key."""
     return {
-        key: o.result.error.splitlines()[0]
+        key: str(o.result.problem).splitlines()[0]
         for key, o in outcomes.items()
         if o.result.status == "error"
     }
@@ -290,6 +290,35 @@ def test_in_fresh_interpreters_what_a_timed_out_snippet_started_is_killed_and_na
     assert "(sleep 1785)" in said
     time.sleep(0.2)
     assert running("sleep 1785") == []
+
+
+# key -> (code, the line its failure is placed at, 0 for the snippet alone)
+FAILING = {
+    "f_syntax": ("x = 1\ny = (\n", 2),
+    "f_raise": ("x = 1\nraise ValueError('snippets/other.py:9: no place of this run')\n", 2),
+    "f_exit": ("import sys\n\nsys.exit(3)\n", 0),
+    "f_section": ("# --8<-- [start:a]\nx = 1\n", 1),
+    "f_left": ("import subprocess\n\nsubprocess.Popen(['sleep', '1787'])\n", 3),
+}
+
+
+def test_a_failed_run_carries_its_place_in_fields_and_its_message_alone(recorded):
+    """What failed and where travel apart (Result.error, error_path, error_line): the text
+    `path:line: message` is composed from them, and a message that looks like a place is
+    never read as one."""
+    for key, (code, _) in FAILING.items():
+        recorded.write(f"snippets/{key}.py", code)
+    outcomes = recorded.run(*FAILING)
+    for key, (_, line) in FAILING.items():
+        result = outcomes[key].result
+        place = (result.status, result.error_path, result.error_line)
+        assert place == ("error", f"snippets/{key}.py", line), (key, result.error)
+        assert not result.error.startswith("snippets/"), result.error
+        where = f"snippets/{key}.py:{line}" if line else f"snippets/{key}.py"
+        assert str(result.problem) == f"{where}: {result.error}"
+    assert outcomes["f_raise"].result.error == (
+        "ValueError: snippets/other.py:9: no place of this run"
+    )
 
 
 def test_a_byte_order_mark_is_accepted_as_python_accepts_it(recorded):

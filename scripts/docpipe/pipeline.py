@@ -245,12 +245,11 @@ def publishable(
 
     result = outcome.result
     if result.status == "ok" and result.writes:
-        result.status = "error"
-        result.error = f"{snippet.name}: wrote into the repository: {', '.join(result.writes)}"
+        result.fail(f"wrote into the repository: {', '.join(result.writes)}", snippet.name)
     if result.status != "ok":
         tail = outcome.output.decode("utf-8", "replace").splitlines()[-FAILURE_TAIL:]
         broken = claims.broken(snippet, result)
-        return None, Failure(_error(snippet, result), broken, [_clip(line) for line in tail])
+        return None, Failure(result.problem, broken, [_clip(line) for line in tail])
     # A run forked from a preloaded zygote cannot see what it preloaded: what the record lists
     # stays listed while the snippet exists, joined with what this run imported. Which lazy
     # imports a run sees depends on what its zygote preloaded, so the list grows over regens.
@@ -258,21 +257,7 @@ def publishable(
     try:
         return artifacts.build(snippet, cat.settings[snippet], outcome, env, preloads), None
     except artifacts.OutputError as e:
-        return None, Failure(_error(snippet, None, str(e)))
-
-
-def _error(snippet: Snippet, result, message: str = "") -> Problem:
-    """A failed run's error as a Problem at the snippet line where it stopped. The run side's
-    text names that place first; the place is taken from the result's fields, and its text
-    dropped from the message (run/messages.py may one day carry the message alone)."""
-    line = (result.failed_line or None) if result is not None else None
-    text = message or result.error
-    for place in (f"{snippet.name}:{line}: ", f"{snippet.name}: "):
-        if text.startswith(place):
-            return Problem(snippet.name, line, text[len(place) :], RUN)
-    # A place the result's fields do not hold (a SyntaxError's line: execute.Result sets no
-    # failed_line for it yet): the text as it is, never read back for a path or a line.
-    return Problem("", None, text, RUN)
+        return None, Failure(e.problem)
 
 
 def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool) -> CheckResult:

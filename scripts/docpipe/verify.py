@@ -128,11 +128,11 @@ def child(project: Project, out: Path, jobs: int) -> None:
         outcome = outcomes[snippet]
         result = outcome.result
         if result.status == "ok" and result.writes:
-            result.status, result.error = "error", f"wrote into the repository: {result.writes}"
+            result.fail(f"wrote into the repository: {result.writes}", snippet.name)
         if result.status != "ok":
             found[snippet.name] = {
                 "status": "error",
-                "error": result.error.partition("\n")[0],
+                "error": str(result.problem).partition("\n")[0],
                 "failed_section": result.failed_section,
             }
             continue

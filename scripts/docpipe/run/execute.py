@@ -108,15 +108,11 @@ def child_main(job: Job) -> None:
         if not snippet.figure_code.exists():
             result.inputs[inside.relative(snippet.figure_code)] = ABSENT
         result.reads = _unseen_reads(snippet, result.inputs)
-    except _Failure as failure:
-        if result.status == "error":  # it left processes running as well
-            failure = _Failure(f"{failure}\n  {result.error}")
-        result.status, result.error = "error", str(failure)
+    except _Failure as failure:  # first: what it left running is said after it
+        result.fail(failure.message, failure.path, failure.line, first=True)
     except BaseException as e:  # a fault of the runner itself: still report it, never crash
-        result.status = "error"
-        result.error = f"{snippet.name}: the runner failed: " + "".join(
-            traceback.format_exception(e)
-        )
+        failed = "the runner failed: " + "".join(traceback.format_exception(e))
+        result.fail(failed, snippet.name, first=True)
     finally:
         sys.stdout.flush()
         with contextlib.suppress(OSError):
@@ -372,7 +368,6 @@ def _end_what_it_started(snippet: Snippet, result: Result, stream, started_by) -
     lines = {line for command, line in started_by if line}
     exact = {line for command, line in started_by for _, c in ended if c == command and line}
     line = min(exact or (lines if len(lines) == 1 else {0}))
-    where = f"{snippet.name}:{line}" if line else snippet.name
     said = []
     if ended:
         said.append(
@@ -388,7 +383,7 @@ def _end_what_it_started(snippet: Snippet, result: Result, stream, started_by) -
         )
     if result.status == "error" and not ended and late <= 0:
         return  # the snippet failed already, at its own line (a refusal it did not survive)
-    result.status, result.error = "error", f"{where}: " + "; ".join(said)
+    result.fail("; ".join(said), snippet.name, line)
 
 
 # The kernel's words for a refused write (Landlock answers EACCES; a link or rename across
@@ -448,13 +443,18 @@ def _figures(snippet: Snippet, namespace: dict) -> dict[str, str]:
         )
         detail = "".join(traceback.format_list(frames[-6:]))
         raise _Failure(
-            f"{snippet.name}: its figure code failed at {snippet.project.rel(where)}:"
-            f" {type(e).__name__}: {e}\n{detail}"
+            f"its figure code failed at {snippet.project.rel(where)}:"
+            f" {type(e).__name__}: {e}\n{detail}",
+            snippet.name,
         ) from None
 
 
 class _Failure(Exception):
-    pass
+    """The run fails with this message, placed in the file `path` at `line` (0: none)."""
+
+    def __init__(self, message: str, path: str, line: int = 0):
+        super().__init__(message)
+        self.message, self.path, self.line = message, path, line
 
 
 def _limit_threads(threads: int) -> None:
@@ -688,9 +688,9 @@ def _run_chunks(snippet: Snippet, module, stream, result: Result) -> None:
         chunks = sections.split(text, str(snippet.source), snippet.name)
     except SyntaxError as e:
         traceback.print_exception(e, limit=0)
-        raise _Failure(f"{snippet.name}:{e.lineno}: SyntaxError: {e.msg}") from None
+        raise _Failure(f"SyntaxError: {e.msg}", snippet.name, e.lineno or 0) from None
     except sections.SectionError as e:
-        raise _Failure(str(e)) from None
+        raise _Failure(e.message, e.path or snippet.name, e.line or 0) from None
     for chunk in chunks:
         try:
             exec(chunk.code, vars(module))
@@ -702,9 +702,8 @@ def _run_chunks(snippet: Snippet, module, stream, result: Result) -> None:
             with contextlib.suppress(OSError):  # the output may be full (FILE_CAP)
                 traceback.print_exception(e.with_traceback(e.__traceback__.tb_next))
             result.failed_section, result.failed_line = chunk.section, _innermost_line(e, snippet)
-            where = f":{result.failed_line}" if result.failed_line else ""
             raise _Failure(
-                f"{snippet.name}{where}: {type(e).__name__}: {e}{_why(e, result.sealed)}"
+                f"{type(e).__name__}: {e}{_why(e, result.sealed)}", snippet.name, result.failed_line
             ) from None
         result.sections.append((chunk.section, stream.tell()))
 
@@ -734,7 +733,7 @@ def _exit(snippet: Snippet, e: SystemExit) -> None:
         return
     if not isinstance(e.code, int):
         print(e.code, file=sys.stderr)
-    raise _Failure(f"{snippet.name}: exited with status {e.code if isinstance(e.code, int) else 1}")
+    raise _Failure(f"exited with status {e.code if isinstance(e.code, int) else 1}", snippet.name)
 
 
 def _innermost_line(e: BaseException, snippet: Snippet) -> int:
@@ -752,7 +751,7 @@ def _values(snippet: Snippet, templates: dict[str, str], namespace: dict) -> dic
             values[name] = eval("f" + repr(template), dict(namespace))
         except Exception as e:
             raise _Failure(
-                f"snippets/snippets.toml: value '{name}' of {snippet.name}"
-                f" ({template}) failed: {type(e).__name__}: {e}"
+                f"value '{name}' of {snippet.name} ({template}) failed: {type(e).__name__}: {e}",
+                snippet.project.rel(snippet.project.snippets / "snippets.toml"),
             ) from None
     return values

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from docpipe.problems import RUN, Problem
 from docpipe.project import ABSENT
 
 # The zygote's preloads, comma-separated, in the environment it starts with (docpipe.run.preload).
@@ -63,7 +64,12 @@ class Result:
     the parent (decode_result)."""
 
     status: str = "ok"  # ok | error
+    # A failed run's error: what went wrong (error), and where: the file (relative to the
+    # root: the snippet, its figure code, snippets.toml) and its line, 0 for none. Set through
+    # fail(); its text is composed from these fields (problem), never parsed back.
     error: str = ""
+    error_path: str = ""
+    error_line: int = 0
     sections: list[tuple[str | None, int]] = field(default_factory=list)  # (section, end offset)
     values: dict[str, str] = field(default_factory=dict)
     figures: dict[str, str] = field(default_factory=dict)  # "<fig>" or "<fig>.dark" -> SVG text
@@ -87,6 +93,25 @@ class Result:
     failed_line: int = 0
     run_seconds: float = 0.0
     figure_seconds: float = 0.0
+
+    def fail(self, message: str, path: str, line: int = 0, first: bool = False) -> None:
+        """Fail the run with this error. An error it has already stays its error, and this
+        one is said after it, with its place; with `first`, this one becomes its error and
+        the one before is said after it."""
+        if self.status != "error" or not self.error:
+            self.status, self.error, self.error_path, self.error_line = "error", message, path, line
+            return
+        if first:
+            earlier = str(self.problem)
+            self.error, self.error_path, self.error_line = message, path, line
+            self.error += "\n  " + earlier
+        else:
+            self.error += "\n  " + str(Problem(path, line or None, message, RUN))
+
+    @property
+    def problem(self) -> Problem:
+        """The run's error as a Problem (its text: `path:line: error`)."""
+        return Problem(self.error_path, self.error_line or None, self.error, RUN)
 
 
 # ---- parent -> zygote (and zygote -> extended zygote) -------------------------------------
@@ -213,6 +238,10 @@ def decode_result(data: bytes, snippet) -> Result:
     result = _build(Result, _json_object(data, MalformedResult), MalformedResult)
     if result.status not in ("ok", "error"):
         raise MalformedResult(f"status {result.status!r}")
+    if result.error_path and not _repository_file(result.error_path):
+        raise MalformedResult(f"error_path {result.error_path!r} is no repository file path")
+    if result.error_line < 0:
+        raise MalformedResult(f"error_line {result.error_line}")
     for relative, digest in result.inputs.items():
         if not _repository_file(relative):
             raise MalformedResult(f"input {relative!r} is no repository file path")

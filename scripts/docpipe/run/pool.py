@@ -359,10 +359,8 @@ def _collect(
     if left:
         said = f"left processes running, which the runner killed: {left}"
         error = f"{error}; {said}" if error else said
-        if result.status == "error":
-            result.error, error = f"{result.error}\n  {name}: {error}", ""
     if error:
-        result.status, result.error = "error", f"{name}: {error}"
+        result.fail(error, name)
     return Outcome(job.key, result, output, seconds)
 
 

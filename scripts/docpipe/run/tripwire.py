@@ -77,13 +77,11 @@ def guarded(project: Project, on_start, on_done):
     def done(outcome) -> None:
         changed = changes(before, stats(root))
         if changed:
-            result = outcome.result
             said = (
-                f"{project.snippet(outcome.key).name}: changed the repository, which a snippet"
-                f" may not (this kernel has no Landlock to refuse it): {', '.join(changed)}"
+                "changed the repository, which a snippet may not (this kernel has no Landlock"
+                f" to refuse it): {', '.join(changed)}"
             )
-            result.error = said if result.status == "ok" else f"{result.error}\n  {said}"
-            result.status = "error"
+            outcome.result.fail(said, project.snippet(outcome.key).name)
         on_done(outcome)
 
     return start, done
