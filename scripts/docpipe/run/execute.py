@@ -34,6 +34,7 @@ import time
 import traceback
 import types
 from pathlib import Path
+from typing import NamedTuple
 
 from docpipe import sections
 from docpipe.run import figures, landlock, messages, sourceonly
@@ -293,14 +294,22 @@ def children() -> list[int]:
     return found
 
 
-def process(pid: int) -> tuple[str, str, int] | None:
-    """The short name, state and process group of process `pid` (its /proc stat), None when
-    it is gone."""
+class Process(NamedTuple):
+    """What /proc/<pid>/stat says of a process: its short name, state ("Z": a zombie) and
+    process group."""
+
+    name: str
+    state: str
+    group: int
+
+
+def process(pid: int) -> Process | None:
+    """Process `pid` as its /proc stat says, None when it is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             name, fields = f.read().split(b" (", 1)[1].rsplit(b")", 1)
         state, _, group = fields.split()[:3]
-        return os.fsdecode(name), state.decode(), int(group)
+        return Process(os.fsdecode(name), state.decode(), int(group))
     except (OSError, ValueError, IndexError):
         return None
 
@@ -336,12 +345,11 @@ def end_children(
             if pid in keep:
                 continue
             seen = process(pid)
-            if seen is None or seen[2] in groups:
+            if seen is None or seen.group in groups:
                 continue
-            name, state, _ = seen
             found.append(pid)
-            if state != "Z":
-                ended.append((pid, command_line(pid, name)))
+            if seen.state != "Z":
+                ended.append((pid, command_line(pid, seen.name)))
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
         if not found:

@@ -322,8 +322,8 @@ def _group(leader: int) -> list[tuple[int, list[str]]]:
         pids = []
     for pid in map(int, pids):
         seen = execute.process(pid) if pid != leader else None
-        if seen is not None and seen[2] == leader and seen[1] != "Z":
-            found.append((pid, execute.command_line(pid, seen[0])))
+        if seen is not None and seen.group == leader and seen.state != "Z":
+            found.append((pid, execute.command_line(pid, seen.name)))
     return found
 
 
