@@ -64,6 +64,25 @@ def test_a_snippet_that_raises_names_file_and_line_and_keeps_its_recording(recor
     only_sources_changed(recorded, "good")
 
 
+def test_a_refused_write_the_snippet_catches_still_fails_it(recorded):
+    """The runner refuses a write into the repository with PermissionError; a snippet that
+    catches it and goes on fails all the same, naming what it tried to write."""
+    recorded.write(
+        "snippets/caught.py",
+        "from pathlib import Path\n\n"
+        "record = Path(__file__).parents[1] / 'docs/generated/good.txt'\n"
+        "try:\n    open(record, 'w')\nexcept PermissionError:\n    pass\nprint('went on')\n",
+    )
+    add_to_page(recorded, "caught")
+    run = recorded.regen()
+    assert run.returncode == 1
+    assert "FAILED snippets/caught.py: wrote into the repository: docs/generated/good.txt" in (
+        run.stderr
+    )
+    assert recorded.read("docs/generated/good.txt") == "hello from good\n"
+    only_sources_changed(recorded, "caught")
+
+
 def test_sys_exit_with_a_status_is_a_failure(recorded):
     recorded.write("snippets/quit.py", "import sys\n\nsys.exit(3)\n")
     add_to_page(recorded, "quit")

@@ -233,6 +233,14 @@ def start_zygote(snippets: list[Snippet], opts: Options) -> None:
         zygote.shared(preloads(snippets))
 
 
+def fail_refused_writes(snippet: Snippet, result) -> None:
+    """Fail a run that went on after the runner refused it a write into the repository (the
+    snippet caught the PermissionError), naming what it tried to write; the pool returns
+    such a run as ok, and every caller that publishes or verifies it asks here."""
+    if result.status == "ok" and result.writes:
+        result.fail(f"wrote into the repository: {', '.join(result.writes)}", snippet.name)
+
+
 def publishable(
     snippet: Snippet, cat: Catalog, outcome, env, learn: bool = False
 ) -> tuple[dict | None, Failure | None]:
@@ -244,8 +252,7 @@ def publishable(
     from docpipe.run import artifacts
 
     result = outcome.result
-    if result.status == "ok" and result.writes:
-        result.fail(f"wrote into the repository: {', '.join(result.writes)}", snippet.name)
+    fail_refused_writes(snippet, result)
     if result.status != "ok":
         tail = outcome.output.decode("utf-8", "replace").splitlines()[-FAILURE_TAIL:]
         broken = claims.broken(snippet, result)

@@ -127,8 +127,7 @@ def child(project: Project, out: Path, jobs: int) -> None:
     for snippet in cat.snippets:
         outcome = outcomes[snippet]
         result = outcome.result
-        if result.status == "ok" and result.writes:
-            result.fail(f"wrote into the repository: {result.writes}", snippet.name)
+        pipeline.fail_refused_writes(snippet, result)
         if result.status != "ok":
             found[snippet.name] = {
                 "status": "error",
