@@ -52,8 +52,7 @@ def pytest_cmdline_main(config):
 
 
 # Under pytest-xdist, the longest work starts first, so that no worker is left running a long
-# piece alone at the end: the group that runs the whole site (test_drift, test_isolation), then
-# the visits to each page in each palette (tour.py), then the rest.
+# piece alone at the end (rank).
 LAYERS = ("unit", "integration", "site", "browser")  # README.md, "The tests, in layers"
 # Fixtures that make a test one of the runner's processes: a test using one is integration.
 PROCESS_FIXTURES = {"sandbox"}
@@ -78,13 +77,20 @@ def pytest_collection_modifyitems(config, items):
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return
 
-    def rank(item) -> int:
-        marker = item.get_closest_marker("xdist_group")
-        if marker is None:
-            return 2
-        return 0 if marker.args[0] == "site-run" else 1
-
     items.sort(key=rank)  # stable: the same order in every worker, as xdist requires
+
+
+def rank(item) -> int:
+    """Where a test starts under pytest-xdist: those that mostly wait (marked `waits`) first,
+    so that their seconds of waiting overlap the other tests' work instead of ending the
+    session on one busy worker; then the group that runs the whole site; then each visit's
+    group (tour.py); then the rest."""
+    if item.get_closest_marker("waits"):
+        return 0
+    marker = item.get_closest_marker("xdist_group")
+    if marker is None:
+        return 3
+    return 1 if marker.args[0] == "site-run" else 2
 
 
 @pytest.hookimpl(optionalhook=True)

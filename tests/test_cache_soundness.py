@@ -144,6 +144,7 @@ def test_a_plain_regen_after_an_edit_equals_a_forced_one(sandbox, kind):
     assert after_plain != before, f"{kind}: the edit changed nothing (the test proves nothing)"
 
 
+@pytest.mark.waits("an edit made while the run sleeps")
 def test_an_input_edited_during_the_run_is_not_taken_as_run(sandbox, tmp_path):
     # A run may write only in its scratch folder (its working directory), in the job folders.
     from docpipe.run import pool

@@ -325,6 +325,7 @@ def test_a_changed_environment_alone_is_told_apart_from_drift(recorded):
     assert "0 drifted, 1 differ only in the environment stamp, 0 failed" in run.stdout
 
 
+@pytest.mark.waits("a lock held by a sleeping run")
 def test_a_second_regen_waits_for_the_first(recorded):
     recorded.write("snippets/good.py", 'import time\n\ntime.sleep(3)\nprint("slow hello")\n')
     first = subprocess.Popen(
@@ -347,6 +348,7 @@ def test_a_second_regen_waits_for_the_first(recorded):
     assert recorded.read("docs/generated/good.txt") == "slow hello\n"
 
 
+@pytest.mark.waits("runs interrupted mid-sleep")
 def test_interrupting_regen_leaves_old_or_new_files_and_a_rerun_completes(recorded):
     for n in range(4):
         recorded.write(

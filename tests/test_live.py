@@ -255,6 +255,7 @@ def timed_page(served: Served) -> tuple[float, str]:
     return time.monotonic() - started, page
 
 
+@pytest.mark.waits("a snippet that hangs until its 8 s timeout")
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc (Linux)")
 def test_serve_answers_at_once_while_a_snippet_hangs_and_shows_its_state(site, serve):
     served = serve(site.root)

@@ -245,6 +245,7 @@ LEFT = {
 }
 
 
+@pytest.mark.waits("a snippet's timeout")
 def test_what_a_snippet_leaves_running_is_killed_and_named(recorded):
     for name, (code, _, _) in LEFT.items():
         recorded.write(f"snippets/l_{name}.py", code)
@@ -280,6 +281,7 @@ def test_a_process_read_in_the_middle_of_its_exec_is_named_by_its_whole_command_
             child.wait()
 
 
+@pytest.mark.waits("a snippet's timeout")
 def test_in_fresh_interpreters_what_a_timed_out_snippet_started_is_killed_and_named(recorded):
     recorded.write(
         "snippets/l_fresh.py",
