@@ -222,7 +222,11 @@ def _math(config) -> katex.Renderer:
 
 def on_page_content(html, page, config, files):
     """A formula KaTeX refuses is an error naming page, line and formula (`--strict` fails
-    the build); `mkdocs serve` says so at the top of the page instead."""
+    the build); `mkdocs serve` says so at the top of the page instead. A notebook built from a
+    tutorial page repeats that page's text: the search index (read in on_page_context) holds
+    it once, as the tutorial page, whose buttons open the notebook."""
+    if notebooks.page_of(PROJECT, Path(page.file.abs_src_path)):
+        page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
     try:
         found = katex.problems(PROJECT, html, _math(config), Path(page.file.abs_src_path))
     except katex.KatexUnavailable as e:

@@ -25,6 +25,14 @@ def notebook_path(project: Project, page: Path) -> Path:
     return project.notebooks / page.relative_to(project.docs).with_suffix(".ipynb")
 
 
+def page_of(project: Project, notebook: Path) -> Path | None:
+    """The tutorial page a notebook is built from (notebook_path's inverse), or None."""
+    if notebook.suffix != ".ipynb" or not notebook.is_relative_to(project.notebooks):
+        return None
+    page = project.docs / notebook.relative_to(project.notebooks).with_suffix(".md")
+    return page if page.is_file() else None
+
+
 def tutorial_pages(project: Project) -> list[Path]:
     """Pages that show snippet code get a notebook."""
     return [
