@@ -74,6 +74,41 @@ def test_a_defect_planted_in_one_palette_fails_its_checks(scheme, browser, serve
     assert "desktop): color-contrast" not in audit, audit
 
 
+# One page of each template and stylesheet: a tutorial page (Material's) and a notebook page
+# (mkdocs-jupyter's, whose stylesheet has dark-palette rules of its own).
+TEMPLATES = ["/backprop-by-hand/", "/notebooks/backprop-by-hand/"]
+
+
+@pytest.mark.parametrize("path", TEMPLATES)
+def test_switching_the_palette_moves_no_element_but_a_figures_images(path, browser, server):
+    """tour.audited_rules runs only the colour rules in the dark palette at the phone width,
+    because the layout there is the light palette's: checked on the page as laid out."""
+    assert palette_moves(browser, server, path) == []
+
+
+def test_a_palette_rule_that_moves_an_element_is_named(browser, server):
+    planted = '[data-md-color-scheme="slate"] .md-typeset h2 { padding-top: 3px; }'
+    moved = palette_moves(browser, server, "/backprop-by-hand/", planted)
+    assert moved and all(m.startswith("<") for m in moved), moved
+    assert any(m.startswith("<h2") for m in moved), moved
+
+
+def palette_moves(browser, server, path: str, css: str = "") -> list[str]:
+    """tour.PALETTE_MOVES on `path` in the dark palette at the phone width, `css` planted."""
+    visit = Visit(browser, server, "dark")
+    if css:
+        visit.context.add_init_script(script=f"({PLANT})({css!r})")
+    try:
+        visit.page.set_viewport_size(tour.VIEWPORTS["phone"])
+        visit.open(path, until="load")
+        visit.page.evaluate(
+            "() => document.querySelectorAll('details').forEach(d => d.open = true)"
+        )
+        return visit.page.evaluate(tour.PALETTE_MOVES, "default")
+    finally:
+        visit.close()
+
+
 LOOKS_PAGE = """<!doctype html><html><head><style>
 #i::before { content: "> "; color: #999 } #j::before { color: #999 }
 </style></head><body style="margin: 0">

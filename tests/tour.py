@@ -546,8 +546,8 @@ COLOUR_LOOKS = r"""({ own, pseudo }) => {
         const r = e.getBoundingClientRect();
         const shown = r.width > 0 && r.height > 0
             && e.checkVisibility({ opacityProperty: true, visibilityProperty: true });
-        const overlapped = painters.some(([p, q]) => p !== e && !p.contains(e)
-            && q.left < r.right && r.left < q.right && q.top < r.bottom && r.top < q.bottom);
+        const overlapped = painters.some(([p, q]) => q.left < r.right && r.left < q.right
+            && q.top < r.bottom && r.top < q.bottom && p !== e && !p.contains(e));
         return shown && !overlapped ? look(e) : null;
     });
 }"""
@@ -572,6 +572,27 @@ def colour_looks_to_audit(visit: Visit, seen: CheckedKinds | set[str]) -> int:
     return len(chosen)
 
 
+# The elements whose box or visibility changes when the page's palette is switched in place
+# (the scheme attribute Material sets on <body>), but a figure's image for one palette.
+PALETTE_MOVES = r"""(other) => {
+    const all = [...document.querySelectorAll('body *')];
+    const shapes = () => all.map(e => {
+        const r = e.getBoundingClientRect();
+        return [r.left, r.top, r.width, r.height, e.checkVisibility()].join(' ');
+    });
+    const body = document.body;
+    const mine = body.getAttribute('data-md-color-scheme');
+    const here = shapes();
+    body.setAttribute('data-md-color-scheme', other);
+    const there = shapes();
+    body.setAttribute('data-md-color-scheme', mine);
+    return all.filter((e, i) => here[i] !== there[i])
+        .filter(e => !(e.matches('img') && /#only-(light|dark)$/.test(e.getAttribute('src'))))
+        .map(e => `<${e.tagName.toLowerCase()} class="${e.className}">: ${here[all.indexOf(e)]}`
+            + ` in this palette, ${there[all.indexOf(e)]} in the other`);
+}"""
+
+
 def audited_rules(scheme: str, viewport: str) -> list[str] | None:
     """The rules audited in this palette at this width (None: all of them).
 
@@ -580,7 +601,12 @@ def audited_rules(scheme: str, viewport: str) -> list[str] | None:
     because the others cannot find anything new there: they read the markup, the layout and
     which elements are shown. Both palettes share the markup (one template), and Material's
     palette stylesheet and docs/stylesheets/extra.css's palette rules set colours only (and
-    `color-scheme`), so the layout at one width is the same in both. What a palette shows or
+    `color-scheme`); mkdocs-jupyter's stylesheet, on notebook pages only, also gives
+    `.highlight pre` a padding and overflow in the dark palette, and notebook pages have no
+    `.highlight` (their code is `.highlight-ipynb`). So the layout at one width is the same in
+    both: switching the palette in place moves or shows no element but a figure's light and
+    dark images (PALETTE_MOVES; test_switching_the_palette_moves_no_element_but_a_figures_
+    images checks a page of each template at the phone width). What a palette shows or
     hides (a figure's #only-light or #only-dark image, the toggle's label for the other
     palette) has every rule run on it at the desktop width in its own palette. The colour
     rules run in both palettes at both widths, on the looks not audited yet (COLOUR_LOOKS);
