@@ -213,8 +213,10 @@ def test_serve_reruns_an_edited_snippet_and_shows_a_failure_on_the_page(site, se
     served = serve(site.root)
     served.wait_for("hello, first version")
     server = served.zygote()
+    # it preloads what the snippets import (pipeline.preloads): hello.py imports no torch yet
+    assert "libtorch" not in Path(f"/proc/{server}/maps").read_text()
 
-    site.write("snippets/hello.py", SNIPPET.format(word="second"))
+    site.write("snippets/hello.py", "import torch  # noqa: F401\n" + SNIPPET.format(word="second"))
     # The page may show the new output a moment before the rebuild that drops "running…".
     seconds = served.wait_for(
         "hello, second version", '"second"</span>', "The word is second.", gone="live-notice"
@@ -238,7 +240,8 @@ def test_serve_reruns_an_edited_snippet_and_shows_a_failure_on_the_page(site, se
     site.write("snippets/hello.py", SNIPPET.format(word="fourth"))
     served.wait_for("hello, fourth version", gone="live-notice")
     assert served.zygote() == server, "every run forked from the one zygote"
-    assert "libtorch" in Path(f"/proc/{server}/maps").read_text(), "which imported torch once"
+    maps = Path(f"/proc/{server}/maps").read_text()
+    assert "libtorch" in maps, "which imported torch once, when a snippet first needed it"
     mkdocs_maps = Path(f"/proc/{served.process.pid}/maps").read_text()
     assert "libtorch" not in mkdocs_maps, "the MkDocs process itself never imports torch"
 

@@ -66,10 +66,20 @@ class Session:
         self.worker: threading.Thread | None = None
         self.on_finish: Callable[[], None] | None = None  # asks MkDocs for a rebuild
         self.unseen = False  # a re-run ended after the last build started
-        if self.runs:  # the zygote imports torch & co. while the first build goes on
-            from docpipe.run import pool, zygote
+        if self.runs:  # the zygote imports what the snippets import while the first build goes on
+            self._start_zygote()
 
-            zygote.shared(pool.HEAVY)
+    def _start_zygote(self) -> None:
+        """The zygote's preloads as a regen of every snippet starts them (pipeline.preloads):
+        torch and the rest only when a snippet imports them."""
+        from docpipe import pipeline
+        from docpipe.run.machine import fork_available
+
+        try:
+            snippets = catalog.load(self.project).snippets
+        except catalog.CatalogError:
+            return  # refresh() says why on every page; the first re-run starts the zygote
+        pipeline.start_zygote(snippets, pipeline.Options(fork=fork_available()))
 
     def refresh(self) -> None:
         """At the start of a build: start re-running what changed, unless a re-run is going
