@@ -49,6 +49,9 @@ def pytest_cmdline_main(config):
         config.option.numprocesses = WORKERS
     if config.option.numprocesses and config.option.dist == "no":
         config.option.dist = "loadgroup"
+        # the order rank() gives is the order work is handed out (xdist would otherwise put
+        # the groups with the most tests first, and every single test after every group)
+        config.option.loadscopereorder = False
 
 
 # Under pytest-xdist, the longest work starts first, so that no worker is left running a long
