@@ -99,6 +99,7 @@ def rank(item) -> int:
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node):
     node.workerinput["loadgroup"] = node.config.option.dist == "loadgroup"
+    node.workerinput["loadscopereorder"] = node.config.option.loadscopereorder  # test_suite
 
 
 def pytest_configure(config):

@@ -14,6 +14,9 @@ SESSION_WORK = {"site_run", "site_check", "server", "site_build", "browser"}
 
 
 def test_the_tests_that_mostly_wait_start_first_then_the_site_run_then_the_visits(request):
+    if hasattr(request.config, "workerinput"):  # under pytest-xdist, whose scheduler
+        # hands out work in the collection's order, which rank() sorted
+        assert request.config.workerinput["loadscopereorder"] is False
     items = sorted(request.session.items, key=conftest.rank)
     ranks = [conftest.rank(item) for item in items]
     waiting = [item for item in items if item.get_closest_marker("waits")]
