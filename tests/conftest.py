@@ -49,9 +49,6 @@ def pytest_cmdline_main(config):
         config.option.numprocesses = WORKERS
     if config.option.numprocesses and config.option.dist == "no":
         config.option.dist = "loadgroup"
-        # the order rank() gives is the order work is handed out (xdist would otherwise put
-        # the groups with the most tests first, and every single test after every group)
-        config.option.loadscopereorder = False
 
 
 # Under pytest-xdist, the longest work starts first, so that no worker is left running a long
@@ -84,16 +81,16 @@ def pytest_collection_modifyitems(config, items):
 
 
 def rank(item) -> int:
-    """Where a test starts under pytest-xdist: those that mostly wait (marked `waits`) first,
-    so that their seconds of waiting overlap the other tests' work instead of ending the
-    session on one busy worker; then the group that runs the whole site; then each visit's
-    group (tour.py); then the rest."""
-    if item.get_closest_marker("waits"):
-        return 0
+    """Where a test starts under pytest-xdist, which hands out the groups first, the largest
+    first (its loadscope reorder), then the single tests in this order: the group that runs
+    the whole site; each visit's group (tour.py); the tests that mostly wait (marked `waits`),
+    first of the single tests, so that their seconds of waiting overlap other work instead of
+    ending the session on one busy worker (started before the groups, they left the cores
+    idle while every worker waited); then the rest."""
     marker = item.get_closest_marker("xdist_group")
-    if marker is None:
-        return 3
-    return 1 if marker.args[0] == "site-run" else 2
+    if marker is not None:
+        return 0 if marker.args[0] == "site-run" else 1
+    return 2 if item.get_closest_marker("waits") else 3
 
 
 @pytest.hookimpl(optionalhook=True)
