@@ -572,6 +572,8 @@ def colour_looks_to_audit(visit: Visit, seen: CheckedKinds | set[str]) -> int:
     return len(chosen)
 
 
+OPEN_DETAILS = "() => document.querySelectorAll('details').forEach(d => d.open = true)"
+
 # The elements whose box or visibility changes when the page's palette is switched in place
 # (the scheme attribute Material sets on <body>), but a figure's image for one palette.
 PALETTE_MOVES = r"""(other) => {
@@ -586,10 +588,10 @@ PALETTE_MOVES = r"""(other) => {
     body.setAttribute('data-md-color-scheme', other);
     const there = shapes();
     body.setAttribute('data-md-color-scheme', mine);
-    return all.filter((e, i) => here[i] !== there[i])
-        .filter(e => !(e.matches('img') && /#only-(light|dark)$/.test(e.getAttribute('src'))))
-        .map(e => `<${e.tagName.toLowerCase()} class="${e.className}">: ${here[all.indexOf(e)]}`
-            + ` in this palette, ${there[all.indexOf(e)]} in the other`);
+    const figure = e => e.matches('img') && /#only-(light|dark)$/.test(e.getAttribute('src'));
+    return all.flatMap((e, i) => here[i] === there[i] || figure(e) ? [] : [
+        `<${e.tagName.toLowerCase()} class="${e.className}">: ${here[i]} in this palette,`
+        + ` ${there[i]} in the other`]);
 }"""
 
 
@@ -622,7 +624,7 @@ def _axe(visit: Visit, path: str, scheme: str, looks: CheckedKinds | set[str]) -
     axe_script()
     assert visit.page.evaluate(UNFOCUSED_AT_TOP), f"{path}: the search would not close"
     # audit collapsed content (the "How this page was made" note) as a reader who opens it
-    visit.page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+    visit.page.evaluate(OPEN_DETAILS)
     found = []
     for viewport, size in VIEWPORTS.items():
         visit.page.set_viewport_size(size)
