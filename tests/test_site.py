@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from projects import REPO as ROOT
@@ -133,11 +135,14 @@ def test_every_formula_is_rendered_by_the_build_and_no_katex_script_is_published
     assert notebooks and all(notebooks.values()), notebooks  # notebooks' math is marked too
 
 
-def test_the_search_index_keeps_the_formulas_source(built):
-    import json
-
+def search_index(built) -> list[dict]:
+    """The entries of the build's search index (Material's search_index.json)."""
     site, _ = built
-    docs = json.loads((site / "search" / "search_index.json").read_text())["docs"]
+    return json.loads((site / "search" / "search_index.json").read_text())["docs"]
+
+
+def test_the_search_index_keeps_the_formulas_source(built):
+    docs = search_index(built)
     text = " ".join(d["text"] for d in docs)
     # KaTeX's markup would bring its glyphs (an author writes \partial, KaTeX shows ∂)
     assert "\\partial" in text and "\u2202" not in text
@@ -147,13 +152,9 @@ def test_the_search_index_keeps_the_formulas_source(built):
 
 def test_the_search_index_holds_each_page_once_and_no_notebook_that_repeats_one(built):
     """A notebook built from a tutorial page shows the same text: searching finds the page."""
-    import json
-
-    site, _ = built
-    docs = json.loads((site / "search" / "search_index.json").read_text())["docs"]
     from docpipe.pages import reading
 
-    indexed = {d["location"].partition("#")[0] for d in docs}
+    indexed = {d["location"].partition("#")[0] for d in search_index(built)}
     site_url = SITE.site.hosted_url
     pages = {
         SITE.site.page_url(p.relative_to(SITE.docs).as_posix()).removeprefix(site_url)
