@@ -102,7 +102,7 @@ def _input_literals(text: str, name: str) -> frozenset[float]:
     """input_literals of a snippet's text: each page's check reads them again."""
     tree = parsed(text, name)
     spans = find_sections(text, name)
-    claimed = [span for name, span in spans.items() if name.startswith("claim")]
+    claimed = [span for section, span in spans.items() if section.startswith("claim")]
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     found = set()
     for node in ast.walk(tree):
