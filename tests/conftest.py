@@ -144,7 +144,8 @@ def site_catalog():
 @dataclass
 class SiteRun:
     """One `regen.py --check` of the whole site, and the files each snippet's run there
-    would publish (None: it cannot), which test_isolation compares with other process models."""
+    would publish (or the pipeline.Failure saying why it cannot), which test_isolation
+    compares with other process models."""
 
     check: pipeline.CheckResult
     published: dict
@@ -159,7 +160,7 @@ def checked_site(cat) -> SiteRun:
 
     def recorded(snippet, *args):
         files, why = publishable(snippet, *args)
-        published[snippet] = files
+        published[snippet] = files if why is None else why
         return files, why
 
     with pytest.MonkeyPatch.context() as patch:

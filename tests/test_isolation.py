@@ -70,9 +70,15 @@ def runs(site_run):
     cat = catalog.load(SITE)
 
     def publish(jobs: int, fork: bool) -> dict:
+        """Each snippet's files, or why its run could not publish (a failure named, so
+        that a mismatch says what went wrong rather than only None)."""
         opts = pipeline.Options(jobs=jobs, fork=fork)
         outcomes = pipeline.run(cat.snippets, cat, opts, f"-j {jobs} fork={fork}")
-        return {s: pipeline.publishable(s, cat, outcomes[s], stamp())[0] for s in cat.snippets}
+        published = {}
+        for s in cat.snippets:
+            files, failure = pipeline.publishable(s, cat, outcomes[s], stamp())
+            published[s] = files if failure is None else failure
+        return published
 
     shared = site_run.jobs > 1 and site_run.fork and set(site_run.published) == set(cat.snippets)
     return {
