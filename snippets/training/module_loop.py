@@ -62,10 +62,11 @@ for _ in range(steps):
     w.grad.zero_()
     b.grad.zero_()
 print(f"by hand:  y = {w.item():.4f} x + ({b.item():.4f})")
-gap = max(
+gap = max(  # the largest gap between the two loss curves, as a share of the loss
     abs(m - h) / h for m, h in zip(module_losses, hand_losses, strict=True)
 )
-print(f"largest gap between the two loss curves: {gap:.1e} of the loss")
+bound = 1e-5  # the gap itself is rounding, which differs from one CPU to another
+print(f"the loss curves differ by less than {bound:.0e} of the loss: {gap < bound}")
 # --8<-- [end:by_hand]
 
 # --8<-- [start:claim-step-and-zero]
@@ -84,7 +85,7 @@ assert zero_grad.parameters["set_to_none"].default is True  # the default
 import math  # noqa: E402  (a claim section, left out of the page)
 
 # the module loop and the hand-written one: the same losses, the same line
-assert gap < 1e-5
+assert gap < bound
 assert all(
     math.isclose(m, h, rel_tol=1e-5)
     for m, h in zip(module_losses, hand_losses, strict=True)
