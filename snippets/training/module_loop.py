@@ -62,11 +62,13 @@ for _ in range(steps):
     w.grad.zero_()
     b.grad.zero_()
 print(f"by hand:  y = {w.item():.4f} x + ({b.item():.4f})")
-gap = max(  # the largest gap between the two loss curves, as a share of the loss
+# the largest gap between the two loss curves, as a share of the loss
+gap = max(
     abs(m - h) / h for m, h in zip(module_losses, hand_losses, strict=True)
 )
-bound = 1e-5  # the gap itself is rounding, which differs from one CPU to another
-print(f"the loss curves differ by less than {bound:.0e} of the loss: {gap < bound}")
+bound = 1e-5  # the gap is rounding: its digits differ from CPU to CPU
+below = gap < bound
+print(f"the loss curves differ by less than {bound:.0e} of the loss: {below}")
 # --8<-- [end:by_hand]
 
 # --8<-- [start:claim-step-and-zero]
