@@ -121,19 +121,21 @@ LOOKS_PAGE = """<!doctype html><html><head><style>
 <p id="h" style="color: #222; display: none">hidden</p>
 <p id="i" style="color: #222">drawn before</p>
 <p id="j" style="color: #222">nothing drawn before</p>
+<a href="#k" id="k"></a>
+<p id="l" style="color: #222; height: 0; margin: 0">in a box with no height</p>
+<p id="m" style="color: #222; opacity: 0">transparent</p>
 </body></html>"""
 
 
 def test_elements_that_are_painted_alike_share_one_colour_look(browser, server):
     """tour.COLOUR_LOOKS: other text, a link inside, or the colour of a pseudo-element with
     no content changes no look; a colour, a background behind, being a link and a drawn
-    pseudo-element do; an element under a painted box, or not shown, is audited every time."""
+    pseudo-element do; an element under a painted box, or in a box with no size, is audited
+    every time; one not painted, or a link without text, never."""
     visit = Visit(browser, server, "light")
     try:
         visit.page.set_content(LOOKS_PAGE)
-        looks = visit.page.evaluate(
-            tour.COLOUR_LOOKS, {"own": tour.LOOK_PROPERTIES, "pseudo": tour.PSEUDO_PROPERTIES}
-        )
+        looks = tour.colour_looks(visit)
         ids = visit.page.evaluate("() => window.__colourLooks.map(e => e.id)")
         seen = set()
         marked = tour.colour_looks_to_audit(visit, seen)
@@ -146,9 +148,42 @@ def test_elements_that_are_painted_alike_share_one_colour_look(browser, server):
     look = dict(zip(ids, looks, strict=True))
     assert look["a"] == look["b"] == look["e"] == look["j"] is not None
     assert len({look[i] for i in "acdfi"}) == 5, look
-    assert look["g"] is None and look["h"] is None, look  # overlapped; not shown
-    assert chosen == ["a", "c", "d", "f", "g", "h", "i"] and marked == 7, chosen
-    assert again == 2  # the second audit of the page looks only at g and h
+    assert look["g"] is None and look["l"] is None, look  # overlapped; no height
+    assert look["h"] is look["k"] is look["m"] is False, look  # not painted; no text
+    assert chosen == ["a", "c", "d", "f", "g", "i", "l"] and marked == 7, chosen
+    assert again == 2  # the second audit of the page looks only at g and l
+
+
+# Makes faint every element the colour audit leaves out, and the content's first shown
+# paragraph with text of its own, which it audits.
+FAINT_LEFT_OUT = """(left) => {
+    const control = [...document.querySelectorAll('.md-content p')].find(p => p.checkVisibility()
+        && [...p.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.data.trim()));
+    const planted = [...left.map(i => window.__colourLooks[i]), control];
+    planted.forEach(e => e.setAttribute('data-colours-audited', ''));
+    const style = document.createElement('style');
+    style.textContent = '[data-colours-audited] { color: #f2f2f2 !important; }';
+    document.head.append(style);
+}"""
+
+
+@pytest.mark.parametrize("path", ["/autograd-backward/", "/notebooks/autograd-backward/"])
+def test_what_the_colour_audit_leaves_out_cannot_fail_it(path, browser, server):
+    """The elements COLOUR_LOOKS leaves out (hundreds on a page of each template: code line
+    anchors, collapsed navigation, MathML annotations) made faint fail neither colour rule;
+    a paragraph the audit looks at, made faint with them, fails it, alone."""
+    visit = Visit(browser, server, "light")
+    try:
+        visit.open(path, until="load")
+        visit.page.evaluate(tour.OPEN_DETAILS)  # as tour._axe audits it
+        left = [i for i, look in enumerate(tour.colour_looks(visit)) if look is False]
+        visit.page.evaluate(FAINT_LEFT_OUT, left)
+        found = tour.describe(path, tour.serious_violations(visit, tour.COLOUR_RULES, marked=True))
+    finally:
+        visit.close()
+    assert len(left) > 100, len(left)
+    assert len(found) == 1 and " color-contrast " in found[0], "\n".join(found)
+    assert re.search(r"at `[^`]*p[^`]*` '<p", found[0]), found[0]
 
 
 def colour_audit(browser, server, path: str, looks: set[str], css: str = "") -> list[str]:

@@ -474,8 +474,16 @@ COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 #     (and its tag, role and disabled state), hashed; the palette changes the colours, so it
 #     changes every look;
 #   - an element that another painted element (positioned, with a background, where its
-#     clipping ancestors let it show) overlaps, or that is not shown on the screen, is audited
-#     every time and its look not counted as seen.
+#     clipping ancestors let it show) overlaps, or whose box has no size, is audited every
+#     time and its look not counted as seen;
+#   - an element that neither rule can fail is not audited, and its look not counted as
+#     seen: one the browser does not paint (checkVisibility false: display none, visibility
+#     hidden, opacity 0, content-visibility hidden, on it or an ancestor), which axe passes
+#     as hidden, and a link with no text (a code line's anchor), which color-contrast (text
+#     of its own) and link-in-text-block (the link's text) do not apply to. Hundreds of them
+#     on a long page cost more than half of its colour audit.
+#     test_what_the_colour_audit_leaves_out_cannot_fail_it makes them all faint and finds
+#     nothing.
 # A colour defect on one page, at one width or in one palette changes the look of the
 # elements it touches, which are then audited where they show it:
 # test_a_colour_defect_on_a_later_page_fails_its_audit plants one on a page whose look is
@@ -543,9 +551,10 @@ COLOUR_LOOKS = r"""({ own, pseudo }) => {
         || [...e.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.data.trim()));
     window.__colourLooks = texts;
     return texts.map(e => {
+        if (!e.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return false;
+        if (e.matches('a[href], [role=link]') && !e.textContent.trim()) return false;
         const r = e.getBoundingClientRect();
-        const shown = r.width > 0 && r.height > 0
-            && e.checkVisibility({ opacityProperty: true, visibilityProperty: true });
+        const shown = r.width > 0 && r.height > 0;
         const overlapped = painters.some(([p, q]) => q.left < r.right && r.left < q.right
             && q.top < r.bottom && r.top < q.bottom && p !== e && !p.contains(e));
         return shown && !overlapped ? look(e) : null;
@@ -558,11 +567,17 @@ MARK_FOR_COLOURS = """(chosen) => {
 }"""
 
 
+def colour_looks(visit: Visit) -> list[str | None | bool]:
+    """COLOUR_LOOKS of the open page: for each element with text, in document order, its
+    look, None (audited every time) or False (the colour rules cannot fail it)."""
+    return visit.page.evaluate(COLOUR_LOOKS, {"own": LOOK_PROPERTIES, "pseudo": PSEUDO_PROPERTIES})
+
+
 def colour_looks_to_audit(visit: Visit, seen: CheckedKinds | set[str]) -> int:
     """Marks for the colour rules the elements whose look is not `seen` yet (one each, the
     look then seen) and those audited every time; how many it marked."""
-    looks = visit.page.evaluate(COLOUR_LOOKS, {"own": LOOK_PROPERTIES, "pseudo": PSEUDO_PROPERTIES})
-    new = _claim_all(seen, sorted({k for k in looks if k is not None}))
+    looks = colour_looks(visit)
+    new = _claim_all(seen, sorted({k for k in looks if isinstance(k, str)}))
     chosen = []
     for i, key in enumerate(looks):
         if key is None or key in new:
