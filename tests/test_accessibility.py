@@ -154,13 +154,12 @@ def test_elements_that_are_painted_alike_share_one_colour_look(browser, server):
     assert again == 2  # the second audit of the page looks only at g and l
 
 
-# Makes faint every element the colour audit leaves out, and the content's first shown
-# paragraph with text of its own, which it audits.
-FAINT_LEFT_OUT = """(left) => {
-    const control = [...document.querySelectorAll('.md-content p')].find(p => p.checkVisibility()
-        && [...p.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.data.trim()));
-    const planted = [...left.map(i => window.__colourLooks[i]), control];
-    planted.forEach(e => e.setAttribute('data-colours-audited', ''));
+# Marks too the content's first shown paragraph with text of its own, which the audit looks
+# at, and makes every marked element faint.
+FAINT_MARKED = """() => {
+    [...document.querySelectorAll('.md-content p')].find(p => p.checkVisibility()
+        && [...p.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.data.trim()))
+        .setAttribute('data-colours-audited', '');
     const style = document.createElement('style');
     style.textContent = '[data-colours-audited] { color: #f2f2f2 !important; }';
     document.head.append(style);
@@ -177,7 +176,8 @@ def test_what_the_colour_audit_leaves_out_cannot_fail_it(path, browser, server):
         visit.open(path, until="load")
         visit.page.evaluate(tour.OPEN_DETAILS)  # as tour._axe audits it
         left = [i for i, look in enumerate(tour.colour_looks(visit)) if look is False]
-        visit.page.evaluate(FAINT_LEFT_OUT, left)
+        visit.page.evaluate(tour.MARK_FOR_COLOURS, left)
+        visit.page.evaluate(FAINT_MARKED)
         found = tour.describe(path, tour.serious_violations(visit, tour.COLOUR_RULES, marked=True))
     finally:
         visit.close()
