@@ -66,7 +66,7 @@ print(f"by hand:  y = {w.item():.4f} x + ({b.item():.4f})")
 gap = max(
     abs(m - h) / h for m, h in zip(module_losses, hand_losses, strict=True)
 )
-bound = 1e-5  # the gap is rounding: its digits differ from CPU to CPU
+bound = 1e-5  # printed instead of the gap, whose digits are rounding
 below = gap < bound
 print(f"the loss curves differ by less than {bound:.0e} of the loss: {below}")
 # --8<-- [end:by_hand]
