@@ -127,9 +127,12 @@ def test_a_marker_renders_as_a_small_link_to_the_checking_lines():
         url == f"{SITE.site.repo_url}/blob/{SITE.site.branch}/{claim.snippet.name}#L{first}-L{last}"
     )
     held = reproduced.claim_versions(claim.snippet, claim.section)  # docpipe.verify's runs
+    runs = json.loads(claim.snippet.record.read_text())["claims"][claim.section]
+    scope = claims.cases(claim.snippet, claim.section, {int(k): v for k, v in runs.items()})
+    assert scope.startswith(f"checked over {max(runs.values())} case")
     tip = (
         f"Checked claim: the asserts in {claim.snippet.name}, lines {first}\u2013{last},"
-        f" hold in the recorded run with torch {torch}"
+        f" hold in the recorded run with torch {torch}, {scope}"
         + (f", and in verified runs with torch {', '.join(held)}" if held else "")
     )
     assert html == (
@@ -173,4 +176,16 @@ def test_a_claim_section_that_prints_is_a_site_problem(claimed):
     assert (
         "PROBLEM docs/index.md:11: section 'claim-double' of snippets/facts.py prints, but no page"
         " shows a claim's code: check silently with assert"
+    ) in run.stderr
+
+
+def test_a_claim_section_not_named_claim_is_a_site_problem(claimed):
+    """The runner counts the asserts of claim-... sections alone: any other escapes the count."""
+    claimed.write("snippets/facts.py", FACTS.replace("claim-double", "double"))
+    claimed.write("docs/index.md", PAGE.replace("claim-double", "double"))
+    run = claimed.regen("--check")
+    assert run.returncode == 2
+    assert (
+        "PROBLEM docs/index.md:11: a claim's section is named claim-...: the runner counts the"
+        " asserts of those alone (rename section 'double' of snippets/facts.py)"
     ) in run.stderr

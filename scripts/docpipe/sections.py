@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from types import CodeType
@@ -34,6 +35,27 @@ class SectionError(DocpipeError):
 class Chunk:
     section: str | None  # None: top-level code outside every section
     code: CodeType
+    line: int = 0  # the line of its first statement
+    reads: frozenset[str] = frozenset()  # the names its code reads before it binds them
+    binds: frozenset[str] = frozenset()  # the names its top-level statements bind
+
+
+def _names(body: list[ast.stmt]) -> tuple[frozenset[str], frozenset[str]]:
+    """(reads, binds) of top-level statements: the names read before any of them binds it
+    (whatever reads them: a function's body, a comprehension), and the names they bind."""
+    reads, binds = set(), set()
+    for statement in body:
+        for n in ast.walk(statement):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in binds:
+                reads.add(n.id)
+        for n in ast.walk(statement):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del):
+                binds.add(n.id)
+            elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                binds.add(n.name)
+            elif isinstance(n, ast.alias):
+                binds.add((n.asname or n.name).split(".")[0])
+    return frozenset(reads), frozenset(binds)
 
 
 def preprocessor(options: dict | None = None):
@@ -126,12 +148,19 @@ def section_text(text: str, section: str, options: dict | None = None) -> str:
     return "\n".join(lines).strip("\n")
 
 
-def split(text: str, filename: str, shown: str | None = None) -> list[Chunk]:
+def split(
+    text: str,
+    filename: str,
+    shown: str | None = None,
+    transform: Callable[[str | None, ast.Module], ast.Module] | None = None,
+) -> list[Chunk]:
     """Compile the top-level statements into consecutive chunks, one per section run.
 
     Raises SyntaxError as Python would for the whole file, and SectionError when a marker
     sits inside a statement (a section must be whole top-level statements). Code objects
-    carry `filename`, as `python file.py` would; messages name the file as `shown`.
+    carry `filename`, as `python file.py` would; messages name the file as `shown`. They are
+    compiled as `python file.py` compiles them, whatever the runner's own -O: asserts stay.
+    `transform(section, module)` may rewrite a chunk's statements before they are compiled.
     """
     tree = ast.parse(text, filename)
     spans = find_sections(text, shown or filename)
@@ -160,7 +189,12 @@ def split(text: str, filename: str, shown: str | None = None) -> list[Chunk]:
             groups[-1][1].append(node)
         else:
             groups.append((section, [node]))
-    return [
-        Chunk(section, compile(ast.Module(body=body, type_ignores=[]), filename, "exec"))
-        for section, body in groups
-    ]
+    chunks = []
+    for section, body in groups:
+        line, (reads, binds) = body[0].lineno, _names(body)
+        module = ast.Module(body=body, type_ignores=[])
+        if transform is not None:
+            module = transform(section, module)
+        code = compile(module, filename, "exec", optimize=0)
+        chunks.append(Chunk(section, code, line, reads, binds))
+    return chunks

@@ -50,7 +50,9 @@ assert a.grad.item() == grad_a_hand and h.grad.item() == grad_h_hand
 # --8<-- [start:claim-signed-zero]
 import math  # noqa: E402  (a claim section, left out of the page)
 
-assert -0.0 == 0.0  # a signed zero equals zero
+zeros = torch.tensor([-0.0, 0.0])
+assert zeros[0].item() == zeros[1].item()  # a signed zero equals zero
+assert str(zeros[0].item()) == "-0.0"  # while it keeps its sign
 # the hand zeros and autograd's are equal numbers, whatever their signs
 assert grad_h_hand == h.grad.item() == 0 and grad_w_hand == w.grad.item() == 0
 signs = {math.copysign(1, v) for v in (grad_h_hand, h.grad.item())}

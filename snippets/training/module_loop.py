@@ -77,8 +77,13 @@ import inspect  # noqa: E402  (a claim section, left out of the page)
 # backward filled both .grad; step moved the weight by lr * grad
 for grad, old, new in zip(first_grads, before, after, strict=True):
     assert torch.allclose(new, old - lr * grad)
-optimizer.zero_grad()
-assert all(p.grad is None for p in model.parameters())  # set to None
+# zero_grad sets every .grad to None (on a model of the claim's own)
+spare = torch.nn.Linear(1, 1)
+spare(torch.ones(1, 1)).sum().backward()
+spare_grads = [p.grad is not None for p in spare.parameters()]
+torch.optim.SGD(spare.parameters(), lr=lr).zero_grad()
+assert all(spare_grads)  # each had a gradient before
+assert all(p.grad is None for p in spare.parameters())  # set to None
 zero_grad = inspect.signature(torch.optim.Optimizer.zero_grad)
 assert zero_grad.parameters["set_to_none"].default is True  # the default
 # --8<-- [end:claim-step-and-zero]

@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from docpipe import vacuous
 from docpipe.pages.reading import CLAIM, markdown_pages
 from docpipe.pages.sentences import SENTENCE_END  # the one rule for where a sentence ends
 from docpipe.problems import DocpipeError, Problem
 from docpipe.project import Project, Snippet
 from docpipe.recorded import record as records
-from docpipe.sections import SectionError, find_sections, parsed
+from docpipe.sections import CLAIM_PREFIX, SectionError, find_sections, parsed
 
 # Anything that starts like a claim marker, to name the ones CLAIM does not accept.
 LOOSE = re.compile(r"\{\{\s*claim\b[^}<]*\}\}")  # <placeholders> document the syntax
@@ -82,18 +83,31 @@ def checks(snippet: Snippet, section: str) -> tuple[int, int]:
         raise ClaimError(str(e)) from None
     if span is None:
         raise ClaimError(f"{snippet.name} has no section '{section}' to check the claim")
+    if not section.startswith(CLAIM_PREFIX):
+        raise ClaimError(
+            f"a claim's section is named {CLAIM_PREFIX}...: the runner counts the asserts of"
+            f" those alone (rename section '{section}' of {snippet.name})"
+        )
     first, last = span
-    if not any(first <= line <= last for line in asserts):
+    inside = [a for a in asserts if first <= a.lineno <= last]
+    if not inside:
         raise ClaimError(
             f"section '{section}' of {snippet.name} holds no assert, so it checks nothing"
         )
+    for a in inside:
+        if why := vacuous.cannot_fail(a.test):
+            raise CannotFail(f"{snippet.name}:{a.lineno}: this assert cannot fail: {why}")
     return span
 
 
+class CannotFail(ClaimError):
+    """A claim's assert whose text shows it true whatever the run (docpipe.vacuous)."""
+
+
 @lru_cache(maxsize=256)
-def _assert_lines(text: str, name: str) -> frozenset[int]:
-    """The lines of a snippet's asserts (its text parsed once, for every claim marker)."""
-    return frozenset(n.lineno for n in ast.walk(parsed(text, name)) if isinstance(n, ast.Assert))
+def _assert_lines(text: str, name: str) -> tuple[ast.Assert, ...]:
+    """A snippet's asserts (its text parsed once, for every claim marker)."""
+    return tuple(n for n in ast.walk(parsed(text, name)) if isinstance(n, ast.Assert))
 
 
 def problems(project: Project) -> list[Problem]:
@@ -117,6 +131,9 @@ def problems(project: Project) -> list[Problem]:
                 continue  # consistency names a missing snippet once, whatever uses it
             try:
                 checks(claim.snippet, claim.section)
+            except CannotFail as e:
+                found.append(Problem(name, claim.line, f'the claim of "{claim.sentence}": {e}'))
+                continue
             except ClaimError as e:
                 found.append(Problem(name, claim.line, str(e)))
                 continue
@@ -159,13 +176,42 @@ def broken(snippet: Snippet, result) -> str:
     if not citing:
         return ""
     where = f"{snippet.name}:{result.failed_line}" if result.failed_line else snippet.name
+    verdict = "CANNOT FAIL" if result.cannot_fail else "NO LONGER HOLDS"
     out = [
-        f"\n  CLAIM NO LONGER HOLDS: {where} (section '{result.failed_section}') checks what"
+        f"\n  CLAIM {verdict}: {where} (section '{result.failed_section}') checks what"
         + (" these pages say:" if len(citing) > 1 else " this page says:")
     ]
     out += [f'    {snippet.project.rel(c.page)}:{c.line}: "{c.sentence}"' for c in citing]
     out.append("  correct the sentence (and its check), or find what changed in the run")
     return "\n".join(out)
+
+
+def cases(snippet: Snippet, section: str, runs: dict[int, int] | None) -> str:
+    """How many cases the recorded run checked the claim over, from its count of each assert
+    (docpipe.run.ledger): "checked over 16 cases (cases by assert: line 41: 16, line 45: 1)". A
+    ClaimError when the record counted none of them, or not every assert the section holds."""
+    first, last = checks(snippet, section)
+    lines = sorted(
+        {
+            a.lineno
+            for a in _assert_lines(_source(snippet), snippet.name)
+            if first <= a.lineno <= last
+        }
+    )
+    if runs is None or any(not runs.get(line) for line in lines):
+        raise ClaimError(
+            f"the recorded run of {snippet.name} does not show every assert of section"
+            f" '{section}' run (run: python scripts/regen.py {snippet.name})"
+        )
+    most = max(runs[line] for line in lines)
+    said = f"checked over {most} case{'s' if most > 1 else ''}"
+    if len(lines) > 1:
+        said += f" (cases by assert: {', '.join(f'line {n}: {runs[n]}' for n in lines)})"
+    return said
+
+
+def _source(snippet: Snippet) -> str:
+    return snippet.source.read_text(encoding="utf-8")
 
 
 def _verified(snippet: Snippet, section: str) -> str:
@@ -184,7 +230,8 @@ def render(project: Project, markdown: str, page: str, notebook: bool = False) -
         snippet = project.snippet_at(project.snippets / m["snippet"])
         try:
             span = checks(snippet, m["section"])
-            torch = records.load(snippet).environment["torch"]
+            record = records.load(snippet)
+            scope = cases(snippet, m["section"], record.runs_of(m["section"]))
         except (ClaimError, records.RecordError) as e:
             if notebook:  # the site check names the broken marker; the notebook keeps it
                 return m[0]
@@ -192,7 +239,7 @@ def render(project: Project, markdown: str, page: str, notebook: bool = False) -
         url = project.site.code_url(snippet.name, span)
         tip = (
             f"Checked claim: the asserts in {snippet.name}, lines {span[0]}\u2013{span[1]},"
-            f" hold in the recorded run with torch {torch}"
+            f" hold in the recorded run with torch {record.environment['torch']}, {scope}"
         )
         if notebook:  # a notebook holds what its runs recorded, never a verification
             return f'[{MARK}]({url} "{tip}")'
@@ -204,11 +251,9 @@ def render(project: Project, markdown: str, page: str, notebook: bool = False) -
 
 # What a claim's section asserts, read with ast (docpipe.pages.generality, docpipe.pages.agreement).
 # An equality: `==`, a call such as torch.equal, torch.allclose, math.isclose or
-# torch.testing.assert_close, or a distance below a tolerance, abs(a - b) < tol.
-EQUALITY_CALLS = {
-    "equal", "allclose", "isclose", "array_equal",
-    "assert_close", "assert_allclose", "assert_array_equal", "assert_equal",
-}  # fmt: skip
+# torch.testing.assert_close (docpipe.vacuous.EQUALITY_CALLS), or a distance below a
+# tolerance, abs(a - b) < tol.
+EQUALITY_CALLS = vacuous.EQUALITY_CALLS
 
 
 def section_nodes(snippet: Snippet, section: str) -> list[ast.AST]:
@@ -229,7 +274,7 @@ def is_equality(node: ast.AST) -> bool:
                 return True
             if any(isinstance(op, ast.Lt | ast.LtE) for op in n.ops) and _has_abs(n.left):
                 return True
-        if isinstance(n, ast.Call) and _called(n) in EQUALITY_CALLS:
+        if isinstance(n, ast.Call) and vacuous.called(n) in EQUALITY_CALLS:
             return True
     return False
 
@@ -241,7 +286,10 @@ def equality_checks(statements: list[ast.AST]) -> list[ast.AST]:
         if isinstance(n, ast.Assert) and is_equality(n.test):
             found.append(n.test)
         elif isinstance(n, ast.Expr) and isinstance(n.value, ast.Call):
-            if _called(n.value).startswith("assert") and _called(n.value) in EQUALITY_CALLS:
+            if (
+                vacuous.called(n.value).startswith("assert")
+                and vacuous.called(n.value) in EQUALITY_CALLS
+            ):
                 found.append(n.value)
     return found
 
@@ -261,12 +309,7 @@ def covers_cases(snippet: Snippet, section: str) -> bool:
     return asserts and any(isinstance(n, LOOPS) for n in nodes)
 
 
-def _called(call: ast.Call) -> str:
-    f = call.func
-    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-
-
 def _has_abs(node: ast.AST) -> bool:
     calls = (n for n in ast.walk(node) if isinstance(n, ast.Call))
     methods = (n for n in ast.walk(node) if isinstance(n, ast.Attribute))
-    return any(_called(n) == "abs" for n in calls) or any(n.attr == "abs" for n in methods)
+    return any(vacuous.called(n) == "abs" for n in calls) or any(n.attr == "abs" for n in methods)

@@ -33,6 +33,9 @@ class Record:
     # while the snippet exists (pipeline.publishable joins them); a hint for speed, which
     # changes no output.
     preloads: list[str] = field(default_factory=list)
+    # How many times each assert of each claim section ran (docpipe.run.ledger): claim
+    # section -> {line: runs}. A page's check mark says over how many cases its claim ran.
+    claims: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def to_bytes(self) -> bytes:
         return (json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n").encode()
@@ -47,6 +50,11 @@ class Record:
             raise RecordError(
                 f"not a run record ({e}); run: python scripts/regen.py", where
             ) from None
+
+    def runs_of(self, section: str) -> dict[int, int] | None:
+        """Line -> how many times that assert of the claim section ran; None: not recorded."""
+        counted = self.claims.get(section)
+        return None if counted is None else {int(line): n for line, n in counted.items()}
 
     def output_of(self, section: str) -> str:
         """What a section printed ("" for the whole run)."""

@@ -52,7 +52,12 @@ def build(
     reads = getattr(outcome.result, "reads", [])
     read = {r: sources.file_digest(root / r) for r in reads if r not in outcome.result.inputs}
     inputs = sources.inputs(settings, {**outcome.result.inputs, **read})
-    record = Record(snippet.command, env, pieces, outcome.result.values, changed, inputs, preloads)
+    claims: dict[str, dict[str, int]] = {}
+    for section, line, runs in sorted(getattr(outcome.result, "claims", [])):
+        claims.setdefault(section, {})[str(line)] = runs
+    record = Record(
+        snippet.command, env, pieces, outcome.result.values, changed, inputs, preloads, claims
+    )
     files = {snippet.output: output.encode(), snippet.record: record.to_bytes()}
     for name, svg in outcome.result.figures.items():
         theme = next((t for t in THEMES[1:] if name.endswith(f".{t}")), "")

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from docpipe import sections
-from docpipe.run import figures, landlock, messages, sourceonly
+from docpipe.run import figures, landlock, ledger, messages, sourceonly
 from docpipe.run.messages import Job, Result
 
 try:
@@ -692,18 +692,43 @@ def _run_chunks(snippet: Snippet, module, stream, result: Result) -> None:
         source
     ).hexdigest()
     text = source.decode("utf-8-sig")  # a byte order mark is allowed, as python allows it
+    claims = ledger.Ledger()
+
+    def counted(section: str | None, statements):
+        return (
+            ledger.rewrite(statements, section, claims) if ledger.is_claim(section) else statements
+        )
+
     try:
-        chunks = sections.split(text, str(snippet.source), snippet.name)
+        chunks = sections.split(text, str(snippet.source), snippet.name, counted)
     except SyntaxError as e:
         traceback.print_exception(e, limit=0)
         raise _Failure(f"SyntaxError: {e.msg}", snippet.name, e.lineno or 0) from None
     except sections.SectionError as e:
         raise _Failure(e.message, e.path or snippet.name, e.line or 0) from None
-    for chunk in chunks:
+    claims.install()
+    watch = ledger.Watch()
+    namespace = vars(module)
+    for index, chunk in enumerate(chunks):
+        claim = ledger.is_claim(chunk.section)
+        watch.before(namespace, claim)
         try:
-            exec(chunk.code, vars(module))
+            exec(chunk.code, namespace)
         except SystemExit as e:
             result.sections.append((chunk.section, stream.tell()))
+            left = [c.section or "code outside sections" for c in chunks[index + 1 :]]
+            if claim or left:
+                result.failed_section, result.failed_line = (
+                    chunk.section,
+                    _innermost_line(e, snippet),
+                )
+                _claim_fault(
+                    snippet,
+                    result,
+                    f"sys.exit() ended the run in section '{chunk.section}'"
+                    + (f", before {', '.join(map(repr, left))} ran" if left else "")
+                    + ": a snippet runs to its end, and a claim section never ends it",
+                )
             _exit(snippet, e)
             return
         except BaseException as e:
@@ -714,6 +739,39 @@ def _run_chunks(snippet: Snippet, module, stream, result: Result) -> None:
                 f"{type(e).__name__}: {e}{_why(e, result.sealed)}", snippet.name, result.failed_line
             ) from None
         result.sections.append((chunk.section, stream.tell()))
+        if not claim:
+            watch.after_shown(namespace)
+        elif changed := watch.after_claim(namespace, _read_later(chunks[index + 1 :])):
+            result.failed_section, result.failed_line = chunk.section, chunk.line
+            _claim_fault(
+                snippet,
+                result,
+                f"claim section '{chunk.section}' {'; '.join(changed)}: a claim checks and"
+                " changes nothing the page's code made or later sections check (use names"
+                " and tensors of its own)",
+            )
+    result.claims = claims.counts()
+    for section, line, why in claims.faults():
+        result.failed_section, result.failed_line = section, line
+        _claim_fault(snippet, result, f"claim section '{section}': {why}")
+
+
+def _read_later(later: list[sections.Chunk]) -> set[str]:
+    """The names that code after a section reads as that section leaves them (before it binds
+    them anew)."""
+    reads: set[str] = set()
+    bound: set[str] = set()
+    for chunk in later:
+        reads |= chunk.reads - bound
+        bound |= chunk.binds
+    return reads
+
+
+def _claim_fault(snippet: Snippet, result: Result, message: str) -> None:
+    """A claim that cannot fail: the run fails at its line (Result.failed_line), so the check
+    names the pages whose sentences it was to back (docpipe.pages.claims.broken)."""
+    result.cannot_fail = True
+    raise _Failure(message, snippet.name, result.failed_line)
 
 
 SEAL_RULE = (

@@ -91,6 +91,10 @@ class Result:
     # Where a failing run stopped: the section that raised and the innermost snippet line.
     failed_section: str | None = None
     failed_line: int = 0
+    # The failure is a claim that could not have failed (docpipe.run.ledger), not a false one.
+    cannot_fail: bool = False
+    # (claim section, line, how many times it ran) of every assert of its claim sections.
+    claims: list[tuple[str, int, int]] = field(default_factory=list)
     run_seconds: float = 0.0
     figure_seconds: float = 0.0
 

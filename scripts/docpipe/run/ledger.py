@@ -1,0 +1,347 @@
+"""The run half of "a claim can fail": every assert of a claim section is counted as it runs.
+
+Before a claim section (a section named `claim-...`, docpipe.sections.CLAIM_PREFIX) is compiled,
+rewrite() turns each of its asserts into a call the run cannot compile away, even under `-O`
+or PYTHONOPTIMIZE:
+
+    assert test, message   ->   if not LEDGER.held(id, test): raise LEDGER.failed(id, message)
+
+so the Ledger knows, after the run, how often each assert ran, whether one failed (even where
+the snippet caught the AssertionError and went on), and what its test's value was. Inside a
+test, a comparison with a tolerance is probed: `torch.allclose(a, b, atol=...)` (and isclose,
+assert_close) and `abs(a - b) < tol` are evaluated once more with `b` moved by `abs(b) + 1`;
+a tolerance that still accepts that accepts any value of that size, and cannot fail.
+
+faults() then names, by line, each assert that could not have failed: one that never ran (a
+loop over nothing, a branch not taken, a function never called), one whose failure was caught,
+one whose test was a container (true whenever not empty), one with a tolerance too wide. The
+static forms (a constant, `x == x`, `or True`) are docpipe.vacuous's, named by the page side.
+
+Watch guards what a claim section may touch: it checks, and changes nothing the page's code
+made. After each claim section it compares the globals the page's own sections bound (the same
+object, and for a tensor or module the same version counters and .grad) and the functions of
+the modules the snippet uses (a claim that replaces torch.allclose changes every later check).
+
+The run's counts travel in execute's Result.claims as (section, line, runs) and are recorded
+(docpipe.recorded.record.Record.claims); a page's check mark says how many cases they ran over.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import sys
+import types
+from dataclasses import dataclass, field
+
+from docpipe.sections import CLAIM_PREFIX
+from docpipe.vacuous import TOLERANT_CALLS, called
+
+NAME = "__docpipe_claims__"  # the name the rewritten asserts call the ledger by (a builtin)
+_A, _B = "__docpipe_a", "__docpipe_b"
+
+
+def is_claim(section: str | None) -> bool:
+    return bool(section) and section.startswith(CLAIM_PREFIX)
+
+
+@dataclass
+class Ledger:
+    where: list[tuple[str, int]] = field(default_factory=list)  # id -> (section, line)
+    runs: list[int] = field(default_factory=list)  # id -> times it ran
+    failures: list[int] = field(default_factory=list)  # id -> times it failed
+    wide: dict[int, str] = field(default_factory=dict)  # id -> why it cannot fail
+    # id -> the cases its all(...)/any(...) ran over, for an assert whose test has one
+    cases: dict[int, int] = field(default_factory=dict)
+
+    def install(self) -> None:
+        setattr(builtins, NAME, self)
+
+    def register(self, section: str, line: int) -> int:
+        self.where.append((section, line))
+        self.runs.append(0)
+        self.failures.append(0)
+        return len(self.where) - 1
+
+    # ---- called by the rewritten asserts ----
+
+    def held(self, aid: int, value):
+        self.runs[aid] += 1
+        if isinstance(value, tuple | list | dict | set | frozenset | str | bytes):
+            self.wide.setdefault(
+                aid,
+                f"its test's value is a {type(value).__name__}, which is true whenever it is"
+                " not empty",
+            )
+        return value
+
+    def case(self, aid: int, value):
+        """One element of an all(...) or any(...) in the assert's test: one case checked."""
+        self.cases[aid] += 1
+        return value
+
+    def failed(self, aid: int, message=None) -> AssertionError:
+        self.failures[aid] += 1
+        return AssertionError() if message is None else AssertionError(message)
+
+    def close(self, aid: int, function, *args, **kwargs):
+        """function(*args, **kwargs), probed with its second argument moved by its own size."""
+        result = function(*args, **kwargs)
+        if len(args) >= 2 and _passes(function, result):
+            moved = _far(args[1])
+            if moved is not None:
+                try:
+                    probe = function(args[0], moved, *args[2:], **kwargs)
+                except Exception:
+                    return result  # the moved value fails it: the tolerance can fail
+                if _passes(function, probe):
+                    self._too_wide(aid, f"{called_name(function)}(...)")
+        return result
+
+    def within(self, aid: int, compare, a, b):
+        """compare(a, b) for a test `abs(a - b) < tol`, probed with b moved by its own size."""
+        result = compare(a, b)
+        if _truthy(result):
+            moved = _far(b)
+            if moved is not None:
+                try:
+                    probe = compare(a, moved)
+                except Exception:
+                    return result
+                if _truthy(probe):
+                    self._too_wide(aid, "the comparison")
+        return result
+
+    def _too_wide(self, aid: int, what: str) -> None:
+        self.wide.setdefault(
+            aid,
+            f"its tolerance is wider than the values it compares: {what} still holds with one"
+            " value moved by its own size plus one",
+        )
+
+    # ---- read after the run ----
+
+    def counts(self) -> list[tuple[str, int, int]]:
+        """(section, line, cases) of every assert: the times it ran, or for one whose test
+        has an all(...) or any(...), the elements those checked; two asserts on one line
+        count as the fewer."""
+        least: dict[tuple[str, int], int] = {}
+        for aid, where in enumerate(self.where):
+            n = self.cases.get(aid, self.runs[aid])
+            least[where] = min(n, least.get(where, n))
+        return [(s, line, n) for (s, line), n in least.items()]
+
+    def faults(self) -> list[tuple[str, int, str]]:
+        """(section, line, why) of each assert that could not have failed in this run."""
+        found = []
+        for aid, (section, line) in enumerate(self.where):
+            if self.failures[aid]:
+                found.append(
+                    (
+                        section,
+                        line,
+                        "this assert failed and the run went on (its AssertionError was"
+                        " caught): a claim's failure cannot be swallowed",
+                    )
+                )
+            elif not self.runs[aid]:
+                found.append(
+                    (
+                        section,
+                        line,
+                        "this assert never ran, so it checks nothing (a loop over nothing, a"
+                        " branch not taken, a function not called?)",
+                    )
+                )
+            elif self.cases.get(aid) == 0:
+                found.append(
+                    (
+                        section,
+                        line,
+                        "this assert's all(...) or any(...) ran over no case, so it checks nothing",
+                    )
+                )
+            elif aid in self.wide:
+                found.append((section, line, f"this assert cannot fail: {self.wide[aid]}"))
+        return found
+
+
+def called_name(function) -> str:
+    return getattr(function, "__qualname__", None) or getattr(function, "__name__", "the call")
+
+
+def _truthy(value) -> bool:
+    try:
+        return bool(value.all()) if hasattr(value, "all") else bool(value)
+    except Exception:
+        return False
+
+
+def _passes(function, result) -> bool:
+    """Whether a closeness call accepted its arguments: assert_close-style calls return None
+    (and raise when they do not), the others a bool or a tensor of bools."""
+    return True if result is None else _truthy(result)
+
+
+def _far(value):
+    """The value moved by its own size plus one (same type and shape), or None."""
+    try:
+        return value + abs(value) + 1
+    except Exception:
+        return None
+
+
+# ---- the rewrite ----
+
+
+def rewrite(module: ast.Module, section: str, ledger: Ledger) -> ast.Module:
+    """The claim section's statements with every assert counted (see the module docstring)."""
+    return ast.fix_missing_locations(_Asserts(section, ledger).visit(module))
+
+
+def _ledger(attr: str) -> ast.Attribute:
+    return ast.Attribute(ast.Name(NAME, ast.Load()), attr, ast.Load())
+
+
+class _Asserts(ast.NodeTransformer):
+    def __init__(self, section: str, ledger: Ledger) -> None:
+        self.section, self.ledger = section, ledger
+
+    def visit_Assert(self, node: ast.Assert) -> ast.If:
+        aid = self.ledger.register(self.section, node.lineno)
+        test = _Tolerances(aid).visit(self.generic_visit(node).test)
+        for n in ast.walk(test):  # each element of all(...)/any(...) is a case it checks
+            if isinstance(n, ast.Call) and called(n) in {"all", "any"} and n.args:
+                each = n.args[0]
+                if isinstance(each, ast.GeneratorExp | ast.ListComp | ast.SetComp):
+                    self.ledger.cases[aid] = 0
+                    each.elt = ast.Call(_ledger("case"), [ast.Constant(aid), each.elt], [])
+        held = ast.Call(_ledger("held"), [ast.Constant(aid), test], [])
+        message = node.msg or ast.Constant(None)
+        failed = ast.Call(_ledger("failed"), [ast.Constant(aid), message], [])
+        new = ast.If(ast.UnaryOp(ast.Not(), held), [ast.Raise(failed, None)], [])
+        return ast.copy_location(new, node)  # rewrite() gives its new parts the assert's line
+
+
+def _abs_difference(node: ast.AST) -> ast.BinOp | None:
+    """The `a - b` inside abs(a - b), torch.abs(a - b), (a - b).abs() in an expression."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call) and called(n) in {"abs", "fabs"}:
+            inner = n.args[0] if n.args else getattr(n.func, "value", None)
+            if isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Sub):
+                return inner
+    return None
+
+
+class _Tolerances(ast.NodeTransformer):
+    def __init__(self, aid: int) -> None:
+        self.aid = aid
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        starred = any(isinstance(a, ast.Starred) for a in node.args)
+        if called(node) in TOLERANT_CALLS and len(node.args) >= 2 and not starred:
+            args = [ast.Constant(self.aid), node.func, *node.args]
+            return ast.copy_location(ast.Call(_ledger("close"), args, node.keywords), node)
+        return node
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        self.generic_visit(node)
+        if len(node.ops) != 1:
+            return node
+        op, small = node.ops[0], None
+        if isinstance(op, ast.Lt | ast.LtE):
+            small = _abs_difference(node.left)
+        elif isinstance(op, ast.Gt | ast.GtE):
+            small = _abs_difference(node.comparators[0])
+        if small is None:
+            return node
+        a, b = small.left, small.right
+        probe = copy.deepcopy(node)
+        inner = _abs_difference(probe)
+        inner.left, inner.right = ast.Name(_A, ast.Load()), ast.Name(_B, ast.Load())
+        arguments = ast.arguments([], [ast.arg(_A), ast.arg(_B)], None, [], [], None, [])
+        compare = ast.Lambda(arguments, probe)
+        call = ast.Call(_ledger("within"), [ast.Constant(self.aid), compare, a, b], [])
+        return ast.copy_location(call, node)
+
+
+# ---- what a claim section may not change ----
+
+
+def _signature(value):
+    """What an in-place change of a tensor or module changes: version counters and .grad."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    try:
+        if isinstance(value, torch.Tensor):
+            grad = value.grad if value.is_leaf or value.retains_grad else None
+            return (
+                value._version,
+                value.requires_grad,
+                id(grad),
+                grad._version if grad is not None else None,
+            )
+        if isinstance(value, torch.nn.Module):
+            return (value.training, *(_signature(p) for p in value.parameters()))
+    except Exception:  # an inference tensor has no version counter
+        return None
+    return None
+
+
+_WATCHED = ("builtins", "math", "operator", "torch", "torch.testing", "numpy", "numpy.testing")
+
+
+class Watch:
+    """The state a claim section must leave as it found it (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.shown: set[str] = set()  # globals that the page's sections bound
+        self.ids: dict[str, int] = {}
+
+    def before(self, namespace: dict, claim: bool) -> None:
+        self.ids = {k: id(v) for k, v in namespace.items()}
+        if not claim:
+            return
+        self.state = {k: (id(v), _signature(v)) for k, v in namespace.items() if k in self.shown}
+        self.modules = {
+            m: {a: v for a, v in vars(m).items() if _replaceable(v)}
+            for m in self._modules(namespace)
+        }
+
+    def after_shown(self, namespace: dict) -> None:
+        """After a section of the page's code: what it bound is the page's."""
+        self.shown.update(k for k, v in namespace.items() if self.ids.get(k) != id(v))
+
+    def after_claim(self, namespace: dict, later: set[str]) -> list[str]:
+        """After a claim section: what it changed of the page's globals that a later section
+        reads (`later`: the names later sections read), and of the modules' functions."""
+        changed = []
+        for name, (ident, signature) in self.state.items():
+            if name not in later:
+                continue
+            if name not in namespace:
+                changed.append(f"deletes `{name}`")
+            elif id(namespace[name]) != ident:
+                changed.append(f"rebinds `{name}`")
+            elif _signature(namespace[name]) != signature:
+                changed.append(f"changes `{name}` in place (its version counter or its .grad)")
+        for module, functions in self.modules.items():
+            for attr, value in functions.items():
+                if vars(module).get(attr) is not value:
+                    changed.append(f"replaces {module.__name__}.{attr}")
+        return changed
+
+    @staticmethod
+    def _modules(namespace: dict) -> list[types.ModuleType]:
+        found = {id(m): m for m in namespace.values() if isinstance(m, types.ModuleType)}
+        for name in _WATCHED:
+            if name in sys.modules:
+                found[id(sys.modules[name])] = sys.modules[name]
+        return list(found.values())
+
+
+def _replaceable(value) -> bool:
+    return callable(value) or isinstance(value, types.ModuleType)

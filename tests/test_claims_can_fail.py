@@ -1,0 +1,253 @@
+"""A claim can fail: each form of a claim that checks nothing is refused, naming the page line
+and sentence it was to back and the snippet line of the assert that could not fail.
+
+One sandbox holds a snippet per form, each behind a false sentence ("doubling two gives
+five"), so that a claim that passed would be a lie; one `--check` of it is read by every test.
+The forms only a run shows (docpipe.run.ledger) fail the snippet's run (exit 1); the forms its
+text shows (docpipe.vacuous) are site problems (exit 2), which the build refuses too.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import make_sandbox, reader_machine
+from docpipe import vacuous
+from docpipe.pages import claims
+from projects import SITE
+
+pytestmark = pytest.mark.integration  # the unit tests at the end are marked so
+
+SHOW = """
+# --8<-- [start:show]
+two = 2
+print(two * 2)
+# --8<-- [end:show]
+
+"""
+# The claim section of each form the run must refuse, with the line of the assert it names
+# (counted in the whole snippet: SHOW is five lines, the section starts on line 7).
+RUN_FORMS = {
+    "loop_over_nothing": ("for case in []:\n    assert two * 2 == 5", 8, "never ran"),
+    "branch_not_taken": ("if False:\n    assert two * 2 == 5", 8, "never ran"),
+    "function_not_called": ("def never():\n    assert two * 2 == 5", 8, "never ran"),
+    "caught": (
+        "try:\n    for c in range(3):\n        assert two * 2 == 5\nexcept AssertionError:\n"
+        "    pass",
+        9,
+        "failed and the run went on",
+    ),
+    "suppressed": (
+        "import contextlib\n\nwith contextlib.suppress(Exception):\n    assert two * 2 == 5",
+        10,
+        "failed and the run went on",
+    ),
+    "tuple_value": ("verdict = (two * 2 == 5, 'why')\nassert verdict", 8, "is a tuple"),
+    "wide_abs": ("assert abs(two * 2 - 5) < 1e9", 7, "tolerance is wider"),
+    "wide_isclose": (
+        "import math\n\nassert math.isclose(two * 2, 5, abs_tol=100)",
+        9,
+        "tolerance is wider",
+    ),
+    "wide_relative": (
+        "import math\n\nassert math.isclose(two * 2, 5, rel_tol=1)",
+        9,
+        "tolerance is wider",
+    ),
+    "all_over_nothing": ("assert all(two * 2 == 5 for c in [])", 7, "ran over no case"),
+}
+# Forms the text shows: the section, the assert's line, what the problem says.
+TEXT_FORMS = {
+    "tuple_literal": ("assert (two * 2 == 5, 'why')", 7, "asserts a tuple"),
+    "itself": ("doubled = two * 2\nassert doubled == doubled", 8, "with itself"),
+    "or_true": ("assert two * 2 == 5 or True", 7, "constant true operand"),
+    "constant": ("assert 4 == 4", 7, "is a constant"),
+    "close_to_itself": (
+        "import math\n\nassert math.isclose(two, two)",
+        9,
+        "compares `two` with itself",
+    ),
+    "constant_cases": ("assert all(True for c in range(3))", 7, "the constant True"),
+}
+SENTENCE = "Doubling two gives five."
+
+
+def snippet(name: str, section: str, tail: str = "") -> str:
+    claim = f"# --8<-- [start:claim-{name}]\n{section}\n# --8<-- [end:claim-{name}]\n"
+    return textwrap.dedent(SHOW).lstrip("\n") + claim + tail
+
+
+def page(names: list[str]) -> str:
+    blocks = [
+        f'```python title="snippets/{n}.py"\n--8<-- "snippets/{n}.py:show"\n```\n\n'
+        f'``` text title="python snippets/{n}.py"\n--8<-- "docs/generated/{n}.txt"\n```\n\n'
+        f"{SENTENCE} {{{{ claim {n}.py:claim-{n.replace('_', '-')} }}}}\n\n"
+        for n in names
+    ]
+    return "# Sandbox\n\n" + "".join(blocks)
+
+
+# Two claims of one snippet, where the first one changes what the second checks.
+ENDS_EARLY = snippet(
+    "ends-early",
+    "import sys\n\nsys.exit(0)",
+    "\n# --8<-- [start:claim-after]\nassert two * 2 == 5\n# --8<-- [end:claim-after]\n",
+)
+REPLACES = snippet(
+    "replaces",
+    "import math\n\nmath.isclose = lambda *a, **k: True\nassert two == 2",
+    "\n# --8<-- [start:claim-after]\nassert math.isclose(two * 2, 5)\n# --8<-- [end:claim-after]\n",
+)
+REBINDS = snippet(
+    "rebinds",
+    "two = 2.5\nassert two * 2 == 5",
+    "\n# --8<-- [start:more]\nprint(two)\n# --8<-- [end:more]\n",
+)
+ODD = {"ends_early": ENDS_EARLY, "replaces": REPLACES, "rebinds": REBINDS}
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory):
+    """The sandbox with every form, recorded where it can be, then checked once."""
+    box = make_sandbox(tmp_path_factory.mktemp("vacuous"))
+    names = [*RUN_FORMS, *TEXT_FORMS, *ODD]
+    for name, (section, _, _) in {**RUN_FORMS, **TEXT_FORMS}.items():
+        box.write(f"snippets/{name}.py", snippet(name.replace("_", "-"), section))
+    for name, text in ODD.items():
+        box.write(f"snippets/{name}.py", text)
+    box.write("docs/index.md", page(names))
+    box.lines = box.read("docs/index.md").splitlines()
+    box.run = box.regen("--check")
+    return box
+
+
+def page_line(box, name: str) -> int:
+    marker = f"{{{{ claim {name}.py:"
+    return next(i for i, line in enumerate(box.lines, 1) if marker in line)
+
+
+@pytest.mark.parametrize("name", RUN_FORMS)
+def test_a_claim_that_cannot_fail_in_the_run_fails_it_naming_page_and_assert(checked, name):
+    _, line, why = RUN_FORMS[name]
+    run = checked.run
+    assert run.returncode == 2  # the text forms' problems come with the run's failures
+    failed = next(x for x in run.stderr.splitlines() if x.startswith(f"FAILED snippets/{name}.py:"))
+    assert failed.startswith(f"FAILED snippets/{name}.py:{line}: claim section"), failed
+    assert why in failed
+    section = name.replace("_", "-")
+    assert (
+        f"  CLAIM CANNOT FAIL: snippets/{name}.py:{line} (section 'claim-{section}') checks what"
+        f' this page says:\n    docs/index.md:{page_line(checked, name)}: "{SENTENCE}"\n'
+    ) in run.stderr
+
+
+@pytest.mark.parametrize("name", TEXT_FORMS)
+def test_a_claim_whose_text_cannot_fail_is_a_site_problem_naming_page_and_assert(checked, name):
+    _, line, why = TEXT_FORMS[name]
+    problem = next(
+        x for x in checked.run.stderr.splitlines() if f": snippets/{name}.py:{line}:" in x
+    )
+    assert problem.startswith(
+        f'PROBLEM docs/index.md:{page_line(checked, name)}: the claim of "{SENTENCE}":'
+        f" snippets/{name}.py:{line}: this assert cannot fail: "
+    ), problem
+    assert why in problem
+
+
+def test_a_claim_section_cannot_end_the_run_early(checked):
+    assert (
+        "FAILED snippets/ends_early.py:9: sys.exit() ended the run in section"
+        " 'claim-ends-early', before 'claim-after' ran"
+    ) in checked.run.stderr
+
+
+def test_a_claim_section_cannot_replace_what_later_claims_call(checked):
+    assert (
+        "FAILED snippets/replaces.py:7: claim section 'claim-replaces' replaces math.isclose"
+    ) in checked.run.stderr
+
+
+def test_a_claim_section_cannot_change_what_the_pages_code_reads_later(checked):
+    assert (
+        "FAILED snippets/rebinds.py:7: claim section 'claim-rebinds' rebinds `two`"
+    ) in checked.run.stderr
+
+
+def test_nothing_is_recorded_from_a_check(checked):
+    assert not (checked.root / "docs" / "generated").exists()
+
+
+@pytest.mark.parametrize("how", ["PYTHONOPTIMIZE", "-O"])
+def test_asserts_of_claims_survive_optimised_runs(tmp_path, how):
+    box = make_sandbox(tmp_path)
+    box.write("snippets/wrong.py", snippet("wrong", "assert two * 2 == 5"))
+    box.write("docs/index.md", page(["wrong"]))
+    flags, env = (["-O"], {}) if how == "-O" else ([], {"PYTHONOPTIMIZE": "2"})
+    run = subprocess.run(
+        [sys.executable, *flags, "scripts/regen.py"],
+        cwd=box.root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**reader_machine(), "CI": "true", **env},
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "FAILED snippets/wrong.py:7: AssertionError" in run.stderr
+    assert "CLAIM NO LONGER HOLDS: snippets/wrong.py:7" in run.stderr
+    assert not (box.root / "docs" / "generated").exists()
+
+
+@pytest.mark.unit
+def test_the_text_rules_leave_every_claim_of_the_site_able_to_fail():
+    import ast
+
+    for path in sorted(SITE.snippets.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assert):
+                assert vacuous.cannot_fail(node.test) is None, f"{path}:{node.lineno}"
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "test, why",
+    [
+        ("a == b", None),
+        ("abs(a - b) < 1e-6", None),
+        ("torch.equal(x.grad, y.grad)", None),
+        ("all(p.grad is None for p in ps)", None),
+        ("x.grad is None or x.grad.sum() == 0", None),
+        ("[a == b]", "asserts a list"),
+        ("f'{a}'", "asserts a string"),
+        ("'ok'", "asserts a string"),
+        ("1 < 2", "is a constant"),
+        ("a.grad is a.grad", "with itself"),
+        ("torch.allclose(w, w, atol=0)", "with itself"),
+        ("any(1 for c in cs)", "the constant 1"),
+        ("a == b or 1", "constant true operand"),
+    ],
+)
+def test_what_the_text_shows_cannot_fail(test, why):
+    import ast
+
+    found = vacuous.cannot_fail(ast.parse(test, mode="eval").body)
+    assert (found is None) if why is None else (why in found), found
+
+
+@pytest.mark.unit
+def test_every_claim_mark_of_the_site_says_over_how_many_cases_it_ran():
+    from docpipe.pages import reading
+    from docpipe.recorded import record
+
+    seen = 0
+    for path in reading.markdown_pages(SITE):
+        for c in claims.find(SITE, path):
+            runs = record.load(c.snippet).runs_of(c.section)
+            scope = claims.cases(c.snippet, c.section, runs)
+            assert scope.startswith("checked over "), (c.page, c.line)
+            seen += 1
+    assert seen >= 200
