@@ -102,12 +102,17 @@ REPLACES = snippet(
     "import math\n\nmath.isclose = lambda *a, **k: True\nassert two == 2",
     "\n# --8<-- [start:claim-after]\nassert math.isclose(two * 2, 5)\n# --8<-- [end:claim-after]\n",
 )
+TAMPERS = snippet(
+    "tampers",
+    "type(__docpipe_claims__).held = lambda self, aid, value: True\nassert two == 2",
+    "\n# --8<-- [start:claim-after]\nassert two * 2 == 5\n# --8<-- [end:claim-after]\n",
+)
 REBINDS = snippet(
     "rebinds",
     "two = 2.5\nassert two * 2 == 5",
     "\n# --8<-- [start:more]\nprint(two)\n# --8<-- [end:more]\n",
 )
-ODD = {"ends_early": ENDS_EARLY, "replaces": REPLACES, "rebinds": REBINDS}
+ODD = {"ends_early": ENDS_EARLY, "replaces": REPLACES, "rebinds": REBINDS, "tampers": TAMPERS}
 
 
 @pytest.fixture(scope="module")
@@ -177,6 +182,12 @@ def test_a_claim_section_cannot_change_what_the_pages_code_reads_later(checked):
     ) in checked.run.stderr
 
 
+def test_a_claim_section_cannot_change_how_asserts_are_counted(checked):
+    assert (
+        "FAILED snippets/tampers.py:7: claim section 'claim-tampers' replaces Ledger.held"
+    ) in checked.run.stderr
+
+
 def test_nothing_is_recorded_from_a_check(checked):
     assert not (checked.root / "docs" / "generated").exists()
 
@@ -229,6 +240,9 @@ def test_the_text_rules_leave_every_claim_of_the_site_able_to_fail():
         ("torch.allclose(w, w, atol=0)", "with itself"),
         ("any(1 for c in cs)", "the constant 1"),
         ("a == b or 1", "constant true operand"),
+        ("bool(1)", "is a constant"),
+        ("a == b if False else True", "is a constant"),
+        ("len(xs) > 0", None),
     ],
 )
 def test_what_the_text_shows_cannot_fail(test, why):
@@ -251,3 +265,20 @@ def test_every_claim_mark_of_the_site_says_over_how_many_cases_it_ran():
             assert scope.startswith("checked over "), (c.page, c.line)
             seen += 1
     assert seen >= 200
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "section, why",
+    [
+        ("try:\n    assert a\nexcept:\n    pass", "catches everything"),
+        ("try:\n    exec('assert a')\nexcept (ValueError, Exception):\n    pass", "catches ("),
+        ("import contextlib\nwith contextlib.suppress(AssertionError):\n    assert a", "hides"),
+        ("try:\n    x.backward()\nexcept RuntimeError as e:\n    caught = e\nassert caught", None),
+    ],
+)
+def test_a_claim_that_catches_its_own_failures_cannot_fail(section, why):
+    import ast
+
+    found = vacuous.catches_failures(ast.parse(section).body)
+    assert (found is None) if why is None else (why in found[1]), found

@@ -18,6 +18,7 @@ side (docpipe.pages.claims) and the run side both read these rules from here.
 from __future__ import annotations
 
 import ast
+import builtins
 
 # Calls that state two results are equal (or close): their first two arguments are compared.
 EQUALITY_CALLS = {
@@ -35,9 +36,27 @@ def called(call: ast.Call) -> str:
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
 
 
+_BUILTINS = frozenset(dir(builtins))
+
+
 def constant(node: ast.AST) -> bool:
-    """Whether an expression holds nothing the run computed: no name and no call."""
-    return not any(isinstance(n, ast.Name | ast.Call) for n in ast.walk(node))
+    """Whether an expression holds nothing the run computed: every name in it is a builtin
+    (`len`, `bool`, `True`), and an `x if c else y` whose condition is constant is the branch
+    it takes."""
+    node = _taken(node)
+    return not any(
+        isinstance(n, ast.Name) and n.id not in _BUILTINS or isinstance(n, ast.Attribute)
+        for n in ast.walk(node)
+    )
+
+
+def _taken(node: ast.AST) -> ast.AST:
+    while isinstance(node, ast.IfExp) and constant(node.test):
+        try:
+            node = node.body if ast.literal_eval(node.test) else node.orelse
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            break
+    return node
 
 
 def _same(a: ast.AST, b: ast.AST) -> bool:
@@ -51,6 +70,32 @@ def _truthy_constant(node: ast.AST) -> bool:
         return bool(ast.literal_eval(node))
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False
+
+
+# What catches a failed assert: these in an `except`, or in contextlib.suppress(...).
+_CATCH_ALL = {"AssertionError", "Exception", "BaseException"}
+
+
+def catches_failures(statements: list[ast.stmt]) -> tuple[int, str] | None:
+    """(line, why) of a part of a claim section that would catch its failing asserts: an
+    `except` that catches AssertionError (bare, Exception, BaseException) or a
+    contextlib.suppress of one. A claim may catch what PyTorch raises (RuntimeError...)."""
+    for n in (x for s in statements for x in ast.walk(s)):
+        if isinstance(n, ast.ExceptHandler):
+            kinds = n.type.elts if isinstance(n.type, ast.Tuple) else [n.type]
+            if n.type is None or any(_named(k) in _CATCH_ALL for k in kinds):
+                caught = "everything" if n.type is None else ast.unparse(n.type)
+                return n.lineno, f"its `except` catches {caught}, a failing assert among it"
+        if isinstance(n, ast.Call) and called(n) == "suppress":
+            if any(_named(a) in _CATCH_ALL for a in n.args):
+                return n.lineno, f"`{ast.unparse(n)}` hides a failing assert"
+    return None
+
+
+def _named(node: ast.AST | None) -> str:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def cannot_fail(test: ast.expr) -> str | None:

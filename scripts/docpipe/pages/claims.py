@@ -97,6 +97,10 @@ def checks(snippet: Snippet, section: str) -> tuple[int, int]:
     for a in inside:
         if why := vacuous.cannot_fail(a.test):
             raise CannotFail(f"{snippet.name}:{a.lineno}: this assert cannot fail: {why}")
+    statements = [n for n in parsed(text, snippet.name).body if first <= n.lineno <= last]
+    if caught := vacuous.catches_failures(statements):
+        line, why = caught
+        raise CannotFail(f"{snippet.name}:{line}: this claim cannot fail: {why}")
     return span
 
 

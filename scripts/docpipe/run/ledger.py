@@ -46,7 +46,7 @@ def is_claim(section: str | None) -> bool:
     return bool(section) and section.startswith(CLAIM_PREFIX)
 
 
-@dataclass
+@dataclass(slots=True)  # no instance attribute can stand in for a method
 class Ledger:
     where: list[tuple[str, int]] = field(default_factory=list)  # id -> (section, line)
     runs: list[int] = field(default_factory=list)  # id -> times it ran
@@ -328,20 +328,29 @@ class Watch:
                 changed.append(f"rebinds `{name}`")
             elif _signature(namespace[name]) != signature:
                 changed.append(f"changes `{name}` in place (its version counter or its .grad)")
-        for module, functions in self.modules.items():
+        for owner, functions in self.modules.items():
             for attr, value in functions.items():
-                if vars(module).get(attr) is not value:
-                    changed.append(f"replaces {module.__name__}.{attr}")
+                if vars(owner).get(attr) is not value:
+                    changed.append(f"replaces {owner.__name__}.{attr}")
         return changed
 
     @staticmethod
-    def _modules(namespace: dict) -> list[types.ModuleType]:
+    def _modules(namespace: dict) -> list:
+        """The modules the snippet's globals hold and those asserts compare with, and the
+        classes whose methods a comparison calls (torch.Tensor, numpy.ndarray), and the
+        ledger's own class."""
         found = {id(m): m for m in namespace.values() if isinstance(m, types.ModuleType)}
         for name in _WATCHED:
             if name in sys.modules:
                 found[id(sys.modules[name])] = sys.modules[name]
+        for module, cls in (("torch", "Tensor"), ("numpy", "ndarray")):
+            if module in sys.modules:
+                owner = getattr(sys.modules[module], cls, None)
+                if owner is not None:
+                    found[id(owner)] = owner
+        found[id(Ledger)] = Ledger
         return list(found.values())
 
 
 def _replaceable(value) -> bool:
-    return callable(value) or isinstance(value, types.ModuleType)
+    return callable(value) or isinstance(value, types.ModuleType | Ledger)
