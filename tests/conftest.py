@@ -213,6 +213,26 @@ def run_in_process(root: Path, argv: list[str]) -> subprocess.CompletedProcess:
     )
 
 
+def wait_until_locked(root: Path, process: subprocess.Popen, timeout: float = 120) -> None:
+    """Return once `process` (a regen.py in `root`) holds the regen lock: the event a test
+    waits on instead of a fixed sleep, so that a loaded machine only makes it wait longer."""
+    from filelock import FileLock, Timeout
+
+    from docpipe.recorded.writing import LOCK
+
+    probe = FileLock(root / LOCK)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"regen ended ({process.returncode}) before it locked"
+        try:
+            probe.acquire(timeout=0)
+        except Timeout:
+            return  # held by the regen
+        probe.release()
+        time.sleep(0.02)
+    raise AssertionError(f"regen did not take {LOCK} within {timeout} s")
+
+
 class Sandbox:
     """A throwaway copy of the runner with its own snippets, pages and git history."""
 

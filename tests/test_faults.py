@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import reader_machine
+from conftest import reader_machine, wait_until_locked
 
 pytestmark = pytest.mark.integration  # real regens in a sandbox repository
 
@@ -326,8 +326,16 @@ def test_a_changed_environment_alone_is_told_apart_from_drift(recorded):
 
 
 @pytest.mark.waits("a lock held by a sleeping run")
-def test_a_second_regen_waits_for_the_first(recorded):
-    recorded.write("snippets/good.py", 'import time\n\ntime.sleep(3)\nprint("slow hello")\n')
+def test_a_second_regen_waits_for_the_first(recorded, tmp_path):
+    # The first regen's snippet runs until the test says go: it holds the lock until then,
+    # however slow the machine (events, not sleeps).
+    go = tmp_path / "go"
+    recorded.write(
+        "snippets/good.py",
+        "import os\nimport time\n\n"
+        f"while not os.path.exists({str(go)!r}):\n    time.sleep(0.02)\n"
+        'print("slow hello")\n',
+    )
     first = subprocess.Popen(
         [sys.executable, "scripts/regen.py"],
         cwd=recorded.root,
@@ -335,8 +343,9 @@ def test_a_second_regen_waits_for_the_first(recorded):
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(1.0)
+    wait_until_locked(recorded.root, first)
     refused = recorded.regen("--lock-wait", "0.5")
+    go.touch()
     waited = recorded.regen()
     first.communicate(timeout=60)
     assert first.returncode == 0
@@ -363,7 +372,8 @@ def test_interrupting_regen_leaves_old_or_new_files_and_a_rerun_completes(record
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(1.5)
+    wait_until_locked(recorded.root, regen)  # it is writing: from here on, Ctrl-C is its
+    time.sleep(0.5)  # into the snippets (how far does not matter: old or new files either way)
     regen.send_signal(signal.SIGINT)
     _, err = regen.communicate(timeout=60)
     assert regen.returncode == 130

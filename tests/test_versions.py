@@ -45,7 +45,10 @@ def replay(snippet: Snippet, change=lambda text: text) -> Outcome:
         name = path.name.removeprefix(snippet.record.stem + ".").removesuffix(".svg")
         figures[name] = path.read_text(encoding="utf-8")
     inputs = {k: v for k, v in record.inputs.items() if k != "snippets/snippets.toml"}
-    result = Result(sections=sections, values=dict(record.values), figures=figures, inputs=inputs)
+    claims = [(c, int(line), n) for c, runs in record.claims.items() for line, n in runs.items()]
+    result = Result(
+        sections=sections, values=dict(record.values), figures=figures, inputs=inputs, claims=claims
+    )
     return Outcome(snippet.key, result, output.encode(), 0.0)
 
 
