@@ -20,8 +20,8 @@ assert all(type(v) is float for v in doubled.tolist())
 try:
     doubled.numpy()
     refused = False
-except RuntimeError as e:
-    refused = "Can't call numpy() on Tensor that requires grad" in str(e)
+except RuntimeError as error:
+    refused = "Can't call numpy() on Tensor that requires grad" in str(error)
 assert refused
 assert doubled.detach().numpy().tolist() == doubled.tolist()
 assert doubled.detach().grad_fn is None
@@ -74,8 +74,8 @@ with warnings.catch_warnings():
         try:
             torch.ones(2, dtype=dtype, requires_grad=True)
             accepted = True
-        except RuntimeError as e:
-            accepted = "Only Tensors of floating point" not in str(e)
+        except RuntimeError as error:
+            accepted = "Only Tensors of floating point" not in str(error)
         assert accepted == (dtype.is_floating_point or dtype.is_complex)
         tried.append(dtype)
 assert torch.bool in tried and torch.int64 in tried and torch.float32 in tried

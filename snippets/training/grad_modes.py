@@ -106,10 +106,10 @@ print("with a clone: weights.grad =", weights.grad)
 # --8<-- [start:claim-inference]
 assert made_inside.is_inference() and not copy.is_inference()
 try:
-    _ = made_inside._version
+    _read = made_inside._version
     counted = True
-except RuntimeError as e:
-    counted = "do not track version counter" not in str(e)
+except RuntimeError as error:
+    counted = "do not track version counter" not in str(error)
 assert not counted  # an inference tensor has no version counter
 with torch.inference_mode():
     unrecorded = weights * 3
@@ -117,13 +117,15 @@ assert unrecorded.grad_fn is None and not unrecorded.requires_grad
 assert torch.equal(weights.grad, copy)  # the clone was saved and used
 with torch.no_grad():
     made_in_no_grad = torch.ones(2) * 3
-_ = made_in_no_grad._version  # a tensor made under no_grad keeps its counter
+_read = (
+    made_in_no_grad._version
+)  # a tensor made under no_grad keeps its counter
 (weights * made_in_no_grad).sum().backward()  # and can be saved for backward
 try:
     weights * made_inside
     saved = True
-except RuntimeError as e:
-    saved = "Inference tensors cannot be saved for backward" not in str(e)
+except RuntimeError as error:
+    saved = "Inference tensors cannot be saved for backward" not in str(error)
 assert not saved
 # an inference tensor is refused by each operation that saves it for
 # backward, and taken by one that saves no input; a tensor made under no_grad,
@@ -142,8 +144,10 @@ for symbol, operation in {**saving, **not_saving}.items():
     try:
         operation(probe, made_inside).sum().backward()
         refused = False
-    except RuntimeError as e:
-        refused = "Inference tensors cannot be saved for backward" in str(e)
+    except RuntimeError as error:
+        refused = "Inference tensors cannot be saved for backward" in str(
+            error
+        )
     assert refused == (symbol in saving)
 # --8<-- [end:claim-inference]
 
@@ -176,8 +180,8 @@ in_place_changes = [
 def refuses_in_place(tensor, change):
     try:
         change(tensor)
-    except RuntimeError as e:
-        return "Inplace update to inference tensor" in str(e)
+    except RuntimeError as error:
+        return "Inplace update to inference tensor" in str(error)
     return False
 
 

@@ -61,7 +61,7 @@ for make_optimizer in optimizers:
     two_optimizer = make_optimizer(two.parameters())
     with warnings.catch_warnings(record=True) as two_warnings:
         warnings.simplefilter("always")
-        for _ in range(3):
+        for _repeat in range(3):
             two_optimizer.zero_grad()
             (two(torch.tensor([2.0])) - 1.0).pow(2).sum().backward()
             two_optimizer.step()
@@ -159,7 +159,7 @@ def count_step(optimizer, args, kwargs):
 counted_model = torch.nn.Linear(1, 1)
 counted_optimizer = torch.optim.SGD(counted_model.parameters(), lr=lr)
 counted_optimizer.register_step_post_hook(count_step)
-for _ in range(steps):
+for _repeat in range(steps):
     counted_optimizer.zero_grad()
     ((counted_model(inputs) - targets) ** 2).mean().backward()
     counted_optimizer.step()

@@ -69,8 +69,8 @@ with warnings.catch_warnings(record=True) as again:
             fresh = torch.tensor([0.0, 4.0], requires_grad=True)
             torch.where(fresh > 0, torch.sqrt(fresh), 0.0).sum().backward()
         raised = ""
-    except RuntimeError as e:
-        raised = str(e)
+    except RuntimeError as error:
+        raised = str(error)
 assert "SqrtBackward0" in raised and "nan" in raised
 assert any("Traceback of forward call" in str(w.message) for w in again)
 # sqrt's node saves only its result, and its backward is the incoming
@@ -139,8 +139,8 @@ for by_case in by_cases:
                 watched = torch.tensor([0.0, 4.0], requires_grad=True)
                 by_case(watched).sum().backward()
             raised = ""
-        except RuntimeError as e:
-            raised = str(e)
+        except RuntimeError as error:
+            raised = str(error)
     named = f"Function '{returned_nan[0]}' returned nan"
     assert named in raised
     traceback = "Traceback of forward call"
