@@ -148,6 +148,8 @@ print("        ", type(multiply).__name__, "from", inputs_of(multiply))
 # --8<-- [end:side_by_side]
 
 # --8<-- [start:claim-same-shape]
+import warnings  # noqa: E402  (a claim section, left out of the page)
+
 # both graphs: an addition made from a multiplication and b
 assert prediction.op == "+" and type(plus).__name__ == "AddBackward0"
 assert [v.op for v in prediction.parents] == ["*", ""]
@@ -160,6 +162,39 @@ assert prediction.parents[1] is b and plus.next_functions[1][0].variable is tb
 assert times.parents == (w, x)
 assert multiply.next_functions[0][0].variable is tw
 assert multiply.next_functions[1][0] is None
+# a node, called with the gradient 1, returns its local derivatives, as the
+# engine's derivatives() does; for x, which needs no gradient, it returns None
+assert [d.item() for d in plus(torch.tensor(1.0))] == list(
+    prediction.derivatives()
+)
+times_locals = multiply(torch.tensor(1.0))
+assert times_locals[0].item() == times.derivatives()[0] and (
+    times_locals[1] is None
+)
+# the cause of the None: with requires_grad=True, x gets a node like w's,
+# and the multiplication passes it its local derivative, w
+gx = torch.tensor(2.0, requires_grad=True)
+g_times = (tw * gx + tb).grad_fn.next_functions[0][0]
+assert type(g_times.next_functions[1][0]).__name__ == "AccumulateGrad"
+assert g_times.next_functions[1][0].variable is gx
+assert g_times(torch.tensor(1.0))[1].item() == tw.item()
+# the engine gives x a gradient too: d(prediction)/dx = w
+ew, eb, ex = Value(0.5), Value(0.0), Value(2.0)
+backward(ew * ex + eb)
+assert ex.grad == ew.data and ex.grad != 0.0
+# other differences, in other graphs: a plain number becomes a Value in the
+# engine and no node in PyTorch (a None); PyTorch keeps .grad only on leaves
+e_plus_one = ex + 1.0
+assert isinstance(e_plus_one.parents[1], Value)
+assert e_plus_one.parents[1].data == 1.0
+t_plus_one = gx + 1.0
+assert t_plus_one.grad_fn.next_functions[1][0] is None
+(t_plus_one * t_plus_one).backward()
+assert gx.grad is not None and not t_plus_one.is_leaf
+with warnings.catch_warnings(record=True) as non_leaf_warnings:
+    warnings.simplefilter("always")
+    assert t_plus_one.grad is None
+assert "not a leaf Tensor" in str(non_leaf_warnings[0].message)
 # --8<-- [end:claim-same-shape]
 
 
@@ -271,9 +306,28 @@ for chain_length, chain_visits in zip(
     chain_links, per_path_visits, strict=True
 ):
     chain_top = Value(1.0)
-    for _ in range(chain_length):
+    for _repeat in range(chain_length):
         chain_top = chain_top * 2.0 + chain_top
     assert chain_visits == sum(paths_to_each_value(chain_top).values())
+# backward() visits each value the forward pass made once: the Values that
+# building a chain created are exactly the ones it walks, each once
+import gc  # noqa: E402  (a claim section, left out of the page)
+
+for chain_length in chain_links:
+    gc.collect()
+    existing_values = [o for o in gc.get_objects() if type(o) is Value]
+    existing_ids = {id(o) for o in existing_values}  # kept alive: ids stay
+    made_top = Value(1.0)
+    for _repeat in range(chain_length):
+        made_top = made_top * 2.0 + made_top
+    made = [
+        o
+        for o in gc.get_objects()
+        if type(o) is Value and id(o) not in existing_ids
+    ]
+    made_walk = backward(made_top)
+    assert len(made_walk) == len(set(made_walk)) == len(made)
+    assert set(made_walk) == set(made)
 # --8<-- [end:claim-per-path]
 
 # --8<-- [start:against_torch]
@@ -410,10 +464,12 @@ for weights in [1, 10, 100]:
 # --8<-- [start:claim-cost]
 # every value's pass_back ran exactly once, whatever the number of weights,
 # and that one pass filled every weight's gradient, 2 (total - 1) x_i
-for (_, values, calls, most), (n_ws, n_xs, n_total) in zip(
-    cost_rows, neurons, strict=True
-):
-    assert calls == values and most == 1
+for (_row_weights, row_values, row_calls, row_most), (
+    n_ws,
+    n_xs,
+    n_total,
+) in zip(cost_rows, neurons, strict=True):
+    assert row_calls == row_values and row_most == 1
     assert all(
         math.isclose(wi.grad, 2 * (n_total.data - 1.0) * xi.data)
         for wi, xi in zip(n_ws, n_xs, strict=True)
@@ -430,7 +486,7 @@ def page_graphs():
     g_a, g_w, g_b = Value(3.0), Value(0.5), Value(0.0)
     g_nw, g_nb, g_s, g_u = Value(3.0), Value(-1.0), Value(0.5), Value(0.7)
     g_top = Value(1.0)
-    for _ in range(4):
+    for _repeat in range(4):
         g_top = g_top * 2.0 + g_top
     return [
         g_a * g_a,
@@ -552,7 +608,7 @@ import sys  # noqa: E402  (a claim section, left out of the page)
 levels = sys.getrecursionlimit() + 100  # deeper than Python's limit
 deep, tdeep = Value(1.0), torch.tensor(1.0, requires_grad=True)
 end, tend = deep, tdeep
-for _ in range(levels):
+for _repeat in range(levels):
     end, tend = end + 1.0, tend + 1.0
 try:
     backward(end)
@@ -583,15 +639,177 @@ for size in (1, 1000, 1000000):
     graph = torch_nodes((ones * ones).sum().grad_fn)
     names = [type(node).__name__ for node in graph]
     assert names == ["SumBackward0", "MulBackward0", "AccumulateGrad"]
-    # each node is a built-in class: compiled code, not Python source
-    for node in graph:
-        try:
-            inspect.getsource(type(node))
-            python_source = True
-        except TypeError as e:
-            python_source = "is a built-in class" not in str(e)
-        assert not python_source
 # --8<-- [end:claim-real-engine]
+
+# --8<-- [start:claim-compiled]
+# the nodes of built-in operations are built-in classes, with no Python
+# source; the walk is a method of a built-in class, and while it walks a
+# graph of built-in operations no Python function is called. Python runs in
+# the walk only where you put it: a custom Function's backward (its node's
+# class is made in Python) and a hook
+from torch.autograd.variable import Variable  # noqa: E402
+
+walker = Variable._execution_engine
+
+
+def builtin_class(cls):
+    try:
+        inspect.getsource(cls)
+    except TypeError as error:
+        return "is a built-in class" in str(error)
+    except OSError:
+        return False  # a Python class whose source is not in a file
+    return False
+
+
+assert inspect.isbuiltin(walker.run_backward)
+
+
+def python_calls_in_walk(output):
+    """The Python functions called while the walk runs backward(output)."""
+    called = []
+
+    def note(frame, event, arg):
+        if event == "call":
+            called.append(frame.f_code.co_name)
+
+    sys.setprofile(note)
+    walker.run_backward(
+        (output,), (torch.ones_like(output),), False, False, (), True, True
+    )
+    sys.setprofile(None)
+    return called
+
+
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        ctx.save_for_backward(t)
+        return t**3
+
+    @staticmethod
+    def backward(ctx, grad):
+        (t,) = ctx.saved_tensors
+        return 3 * t**2 * grad
+
+
+walk_leaf = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+built_in_graphs = [
+    lambda t: (t * t).sum(),
+    lambda t: torch.sin(t).exp().mean(),
+    lambda t: (t @ t) ** 2,
+    lambda t: torch.softmax(t, 0)[0] / (t.relu() + 1.0).sum(),
+]
+for build in built_in_graphs:
+    built = build(walk_leaf)
+    assert all(builtin_class(type(n)) for n in torch_nodes(built.grad_fn))
+    assert python_calls_in_walk(built) == []
+cubed = Cube.apply(walk_leaf).sum()
+cube_node = cubed.grad_fn.next_functions[0][0]
+assert not builtin_class(type(cube_node))
+assert type(cube_node).__name__ == "CubeBackward"
+assert "backward" in python_calls_in_walk(cubed)
+hooked = walk_leaf * 2.0
+hooked.register_hook(lambda grad: grad * 1.0)
+assert "<lambda>" in python_calls_in_walk(hooked.sum())
+# --8<-- [end:claim-compiled]
+
+# --8<-- [start:claim-torch-walk]
+# PyTorch runs each node of the diamond once, after every contribution to it
+# has arrived, with their sum: h's node gets 4h + 1, the long branch's 4h plus
+# the short one's 1. It keeps no gradient on h, an intermediate result,
+# unless retain_grad() asks; its C++ engine counts each node's dependencies
+# and adds the incoming gradients in a buffer per node
+import os  # noqa: E402  (a claim section, left out of the page)
+
+walk_x = torch.tensor(2.0, requires_grad=True)
+walk_h = walk_x + 1.0
+walk_out = (walk_h**2) * 2.0 + walk_h
+received = {}
+walk_nodes = torch_nodes(walk_out.grad_fn)
+for node in walk_nodes:
+
+    def note_inputs(grads, node=node):
+        received.setdefault(node, []).append([g.item() for g in grads])
+
+    node.register_prehook(note_inputs)
+walk_out.backward()
+assert set(received) == set(walk_nodes)
+assert all(len(calls) == 1 for calls in received.values())  # once each
+h_node = walk_h.grad_fn
+assert received[h_node] == [[4 * walk_h.item() + 1]] == [[right]]
+with warnings.catch_warnings(record=True) as walk_warnings:
+    warnings.simplefilter("always")
+    assert walk_h.grad is None
+assert "not a leaf Tensor" in str(walk_warnings[0].message)
+kept_x = torch.tensor(2.0, requires_grad=True)
+kept_h = kept_x + 1.0
+kept_h.retain_grad()
+((kept_h**2) * 2.0 + kept_h).backward()
+assert kept_h.grad.item() == right
+headers = os.path.join(os.path.dirname(torch.__file__), "include")
+graph_task = os.path.join(headers, "torch/csrc/autograd/graph_task.h")
+with open(graph_task) as header:
+    graph_task_text = header.read()
+assert "std::unordered_map<Node*, int> dependencies_;" in graph_task_text
+assert "std::unordered_map<Node*, InputBuffer> not_ready_;" in graph_task_text
+# --8<-- [end:claim-torch-walk]
+
+# --8<-- [start:claim-saved-when]
+# the engine's mul and power read their parents' .data when backward runs:
+# a value changed between the passes gives a wrong gradient, without error.
+# PyTorch's nodes keep what they saved in the forward pass, and an in-place
+# change of a saved tensor raises an error at backward
+# each case: the operation, and the input whose local derivative reads a
+late_cases = [(lambda u, t: u * t, 1), (lambda u, t: (u**2) * t, 0)]
+for late_operation, reader in late_cases:
+    late_grads = []
+    for a_at_backward in (2.0, 100.0):
+        late_a, late_b = Value(2.0), Value(5.0)  # the forward pass at a = 2
+        late_out = late_operation(late_a, late_b)
+        late_a.data = a_at_backward  # changed, or not, after the forward
+        backward(late_out)
+        late_grads.append((late_a.grad, late_b.grad)[reader])
+    # the changed graph gives the gradient of a fresh graph at a = 100,
+    # not the gradient of its forward pass, at a = 2
+    fresh_a, fresh_b = Value(100.0), Value(5.0)
+    backward(late_operation(fresh_a, fresh_b))
+    assert late_grads[1] == (fresh_a.grad, fresh_b.grad)[reader]
+    assert late_grads[1] != late_grads[0]
+
+
+def in_place_error(operation):
+    leaf = torch.tensor(2.0, requires_grad=True)
+    made = leaf * 1.0  # not a leaf: it may be changed in place
+    result = operation(made, torch.tensor(5.0, requires_grad=True))
+    made.mul_(50.0)
+    try:
+        result.backward()
+    except RuntimeError as error:
+        return str(error)
+    return ""
+
+
+for operation in (lambda u, t: u * t, lambda u, t: u**2 * t):
+    assert "modified by an inplace operation" in in_place_error(operation)
+# backward() frees what the nodes saved, by default; retain_graph=True keeps
+# it for another backward. The tensor x itself stays, held by the code
+kept_w = torch.tensor(0.5, requires_grad=True)
+kept_input = torch.tensor(2.0)
+kept_loss = (kept_w * kept_input - 3.0) ** 2
+kept_times = kept_loss.grad_fn.next_functions[0][0].next_functions[0][0]
+kept_loss.backward(retain_graph=True)
+assert torch.equal(kept_times._saved_other, kept_input)  # still there
+kept_loss.backward()  # a second backward works, then frees
+try:
+    _read = kept_times._saved_other
+    freed_message = ""
+except RuntimeError as error:
+    freed_message = str(error)
+assert "freed" in freed_message
+assert kept_input.item() == 2.0  # x itself is still there
+assert kept_w.grad.item() == 2 * (2 * (0.5 * 2.0 - 3.0) * 2.0)  # two walks
+# --8<-- [end:claim-saved-when]
 
 # --8<-- [start:claim-vjp]
 from torch.autograd.functional import jacobian  # noqa: E402

@@ -20,12 +20,34 @@ assert all(type(v) is float for v in doubled.tolist())
 try:
     doubled.numpy()
     refused = False
-except RuntimeError as e:
-    refused = "Can't call numpy() on Tensor that requires grad" in str(e)
+except RuntimeError as error:
+    refused = "Can't call numpy() on Tensor that requires grad" in str(error)
 assert refused
 assert doubled.detach().numpy().tolist() == doubled.tolist()
 assert doubled.detach().grad_fn is None
 # --8<-- [end:claim-plain-numbers]
+
+# --8<-- [start:claim-numpy-shares]
+# detach().numpy() shares the tensor's memory: a change to the array changes
+# the tensor, the version counter does not move, and a tensor saved for
+# backward (exp saves its result) gives a wrong gradient, without an error
+shared_base = torch.tensor([1.0, 2.0], requires_grad=True)
+shared_exp = shared_base.exp()  # its node saves this result for backward
+shared_array = shared_exp.detach().numpy()
+version_before = shared_exp._version
+shared_array[0] = 100.0
+assert shared_exp[0].item() == 100.0  # the tensor changed with the array
+assert shared_exp._version == version_before  # autograd saw nothing
+shared_exp.sum().backward()  # no error
+right_grad = torch.tensor([1.0, 2.0]).exp()
+assert shared_base.grad[0].item() == 100.0 != right_grad[0].item()
+assert shared_base.grad[1].item() == right_grad[1].item()
+# .copy() gives an array of its own: the tensor stays as it was
+own_exp = torch.tensor([1.0, 2.0], requires_grad=True).exp()
+own_array = own_exp.detach().numpy().copy()
+own_array[0] = 100.0
+assert own_exp[0].item() == right_grad[0].item()
+# --8<-- [end:claim-numpy-shares]
 
 # --8<-- [start:integers]
 try:
@@ -52,8 +74,8 @@ with warnings.catch_warnings():
         try:
             torch.ones(2, dtype=dtype, requires_grad=True)
             accepted = True
-        except RuntimeError as e:
-            accepted = "Only Tensors of floating point" not in str(e)
+        except RuntimeError as error:
+            accepted = "Only Tensors of floating point" not in str(error)
         assert accepted == (dtype.is_floating_point or dtype.is_complex)
         tried.append(dtype)
 assert torch.bool in tried and torch.int64 in tried and torch.float32 in tried

@@ -27,13 +27,15 @@ for layer in layers:
 
 # --8<-- [start:measure]
 def measure(run):
-    """Forward and backward; count what was saved and the forward calls."""
-    saved = []
+    """Forward and backward; count what the graph holds, the forward calls."""
+    saves, held = [0], {}  # held: bytes of each memory block, counted once
 
     def pack(tensor):
-        if tensor.untyped_storage().data_ptr() not in weights:
-            saved.append(tensor.numel() * tensor.element_size())
-        return tensor  # the weights exist anyway: count the rest
+        storage = tensor.untyped_storage()
+        if storage.data_ptr() not in weights:  # the weights exist anyway
+            saves[0] += 1  # a tensor two nodes need is handed over twice
+            held[storage.data_ptr()] = storage.nbytes()
+        return tensor
 
     model.zero_grad()
     forward_calls[0] = 0
@@ -41,7 +43,7 @@ def measure(run):
         loss = run(batch).pow(2).mean()
     loss.backward()
     grads = [p.grad.clone() for p in model.parameters()]
-    return len(saved), sum(saved), forward_calls[0], grads
+    return len(held), sum(held.values()), forward_calls[0], grads, saves[0]
 
 
 def segments(inputs):
@@ -55,23 +57,48 @@ def segments(inputs):
 
 plain = measure(model)
 checkpointed = measure(segments)
-for name, (count, size, calls, _) in [
+for name, (count, size, calls, _, handed) in [
     ("plain", plain),
     ("checkpoint", checkpointed),
 ]:
-    print(
-        f"{name:10s}  {count:2d} tensors saved, {size / 1024:5.0f} KiB", end=""
-    )
-    print(f"   layer forwards: {calls}")
+    print(f"{name:10s}  {handed:2d} saves of {count} tensors,", end="")
+    print(f" {size / 1024:4.0f} KiB   layer forwards: {calls}")
 # --8<-- [end:measure]
 
 # --8<-- [start:claim-checkpoint]
 # fewer bytes kept, the same gradients, more forward computation
 assert checkpointed[1] < plain[1]
+assert checkpointed[0] < plain[0] < plain[4]  # distinct, fewer than saves
 assert all(
     torch.equal(a, b) for a, b in zip(plain[3], checkpointed[3], strict=True)
 )
 assert plain[2] == depth and checkpointed[2] == 2 * depth
 # kept: each segment's input, and what the loss's pow saved, nothing else
 assert checkpointed[0] == 2 + 1
+# without checkpointing: the batch, and each layer's tanh output, which its
+# TanhBackward0 saves and the next layer's AddmmBackward0 saves again (the
+# last one: the loss's pow), each held once
+assert plain[0] == 1 + depth and plain[4] == 1 + 2 * depth
+activation_bytes = batch.numel() * batch.element_size()  # same shape: 64x256
+assert plain[1] == (1 + depth) * activation_bytes
+assert checkpointed[1] == 3 * activation_bytes
 # --8<-- [end:claim-checkpoint]
+
+# --8<-- [start:claim-use-reentrant]
+# without use_reentrant, this version warns: pass it, and False is advised
+import warnings  # noqa: E402  (a claim section, left out of the page)
+
+reentrant_input = torch.randn(2, width, requires_grad=True)
+with warnings.catch_warnings(record=True) as reentrant_warnings:
+    warnings.simplefilter("always")
+    checkpoint(torch.nn.Linear(width, width), reentrant_input)
+reentrant_text = " ".join(str(w.message) for w in reentrant_warnings)
+assert "use_reentrant parameter should be passed explicitly" in reentrant_text
+assert "use_reentrant=False is recommended" in reentrant_text
+with warnings.catch_warnings(record=True) as explicit_warnings:
+    warnings.simplefilter("always")
+    checkpoint(
+        torch.nn.Linear(width, width), reentrant_input, use_reentrant=False
+    )
+assert not any("use_reentrant" in str(w.message) for w in explicit_warnings)
+# --8<-- [end:claim-use-reentrant]

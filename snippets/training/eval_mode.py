@@ -64,6 +64,50 @@ with torch.autograd.graph.saved_tensors_hooks(keep, lambda tensor: tensor):
 assert any(tensor is batch for tensor in saved)
 # --8<-- [end:claim-eval-only-layers]
 
+# --8<-- [start:claim-saved-kinds]
+# what the hook counted in eval mode: hand-overs, not distinct tensors; most
+# are in memory anyway (the parameters, the buffers, the batch), and the rest
+# are intermediate results: the first Linear's output and the ReLU's
+handed = []
+with torch.autograd.graph.saved_tensors_hooks(
+    lambda tensor: handed.append(tensor) or tensor, lambda tensor: tensor
+):
+    model(batch)
+assert len(handed) == saved_in_eval
+existing = {
+    t.untyped_storage().data_ptr()
+    for t in [*model.parameters(), *model.buffers(), batch]
+}
+intermediate = []
+for tensor in handed:
+    pointer = tensor.untyped_storage().data_ptr()
+    if tensor.numel() > 0 and pointer not in existing:
+        if all(
+            pointer != t.untyped_storage().data_ptr() for t in intermediate
+        ):
+            intermediate.append(tensor)
+with torch.no_grad():
+    first_out = model[0](batch)
+    relu_out = model[2](model[1](first_out))
+assert len(intermediate) == 2 < len(handed)
+assert torch.equal(intermediate[0], first_out)
+assert torch.equal(intermediate[1], relu_out)
+# --8<-- [end:claim-saved-kinds]
+
+# --8<-- [start:claim-train-updates]
+# in training mode, batch norm updates its running averages at every forward
+# pass, whether grad mode is on or not; in eval mode it leaves them alone
+grad_switches = [torch.enable_grad, torch.no_grad, torch.inference_mode]
+for grad_switch in grad_switches:
+    for training in (True, False):
+        running = torch.nn.BatchNorm1d(8).train(training)
+        start_mean = running.running_mean.clone()
+        with grad_switch():
+            running(batch @ torch.ones(4, 8))
+        changed = not torch.equal(running.running_mean, start_mean)
+        assert changed == training
+# --8<-- [end:claim-train-updates]
+
 # --8<-- [start:claim-layers-differ]
 # dropout: in training, zero or scaled by 1 / (1 - p); in eval, unchanged
 scale = 1 / (1 - dropout.p)
@@ -81,4 +125,15 @@ model.eval()
 by_running = (z - norm.running_mean) / torch.sqrt(norm.running_var + norm.eps)
 assert torch.allclose(norm(z), by_running, atol=1e-5)
 assert not torch.allclose(by_batch, by_running)
+# dropout in training zeroes each value with probability p (here over a
+# million values: the share zeroed is p, to within 0.005) and scales the
+# rest by 1 / (1 - p), so the mean stays 1; without the scale it would be
+# 1 - p
+model.train()
+many = dropout(torch.ones(1_000_000))
+zeroed = (many == 0).float().mean().item()
+assert abs(zeroed - dropout.p) < 0.005
+assert abs(many.mean().item() - 1.0) < 0.01
+assert abs((many > 0).float().mean().item() - (1 - dropout.p)) < 0.005
+model.eval()
 # --8<-- [end:claim-layers-differ]

@@ -29,4 +29,20 @@ assert all(out.grad_fn is None and not out.requires_grad for out in outputs)
 assert model.training  # back in training mode
 again = evaluate(model, batches)
 assert all(torch.equal(a, b) for a, b in zip(outputs, again, strict=True))
+# the cause: dropout. In training mode two calls on the same batches differ,
+# and with the dropout layer taken out, the model in training mode gives the
+# evaluation outputs
+with torch.no_grad():
+    first_call = [model(batch) for batch in batches]
+    second_call = [model(batch) for batch in batches]
+    assert all(
+        not torch.equal(a, b)
+        for a, b in zip(first_call, second_call, strict=True)
+    )
+    without_dropout = torch.nn.Sequential(model[0], model[2])
+    assert all(
+        torch.equal(without_dropout(batch), out)
+        for batch, out in zip(batches, outputs, strict=True)
+    )
+assert model.training
 # --8<-- [end:claim-no-graph]

@@ -19,8 +19,8 @@ print("first column of jacrev:", jacrev(f)(x)[:, 0])
 # --8<-- [end:jvp]
 
 # --8<-- [start:jacobians]
-forward_built = jacfwd(f)(x)  # column by column: one pass per input
-reverse_built = jacrev(f)(x)  # row by row: one pass per output
+forward_built = jacfwd(f)(x)  # forward mode: every column J v at once
+reverse_built = jacrev(f)(x)  # reverse mode: every row at once
 print("J is", tuple(forward_built.shape), " the same both ways:", end=" ")
 print(torch.allclose(forward_built, reverse_built))
 # --8<-- [end:jacobians]
@@ -30,6 +30,45 @@ assert torch.allclose(j_times_v, reverse_built @ v)  # jvp gives J v
 assert torch.allclose(value, f(x))
 assert torch.allclose(forward_built, reverse_built)
 # --8<-- [end:claim-jvp]
+
+# --8<-- [start:claim-jac-once]
+# jacfwd and jacrev run the function once, not once per column or row, for
+# f and for a function with more inputs and outputs; by default jacrev
+# handles every row in a single vmap over vjp, as its documentation says,
+# and jacfwd every column in a single vmap over jvp, as its source shows
+import inspect  # noqa: E402  (a claim section, left out of the page)
+
+from torch._functorch import eager_transforms  # noqa: E402
+
+f_runs = [0]
+
+
+def counted_f(point):
+    f_runs[0] += 1
+    return f(point)
+
+
+wide_matrix = torch.randn(7, 5)
+wide_runs = [0]
+
+
+def counted_wide(point):
+    wide_runs[0] += 1
+    return torch.sin(wide_matrix @ point)
+
+
+for build in (jacfwd, jacrev):
+    f_runs[0] = wide_runs[0] = 0
+    assert build(counted_f)(x).shape == (3, 4) and f_runs[0] == 1
+    assert build(counted_wide)(torch.ones(5)).shape == (7, 5)
+    assert wide_runs[0] == 1
+jacrev_doc = " ".join(jacrev.__doc__.split())
+assert "equivalent to doing a single vmap over vjp" in jacrev_doc
+jacfwd_source = inspect.getsource(eager_transforms.jacfwd)
+assert (
+    "results = vmap(push_jvp, randomness=randomness)(basis)" in jacfwd_source
+)
+# --8<-- [end:claim-jac-once]
 
 
 # --8<-- [start:passes]

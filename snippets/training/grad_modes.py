@@ -49,6 +49,41 @@ for argument in arguments:
 assert torch.is_grad_enabled()  # and on again after each of them
 # --8<-- [end:claim-modes]
 
+# --8<-- [start:claim-modes-restore]
+# a with block of each switch, and a call of a @torch.no_grad() function,
+# leave grad mode as it was before them, nested in any switch: on or off
+switches = {
+    "no_grad": torch.no_grad,
+    "enable_grad": torch.enable_grad,
+    "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False),
+    "set_grad_enabled(True)": lambda: torch.set_grad_enabled(True),
+}
+mode_leaf = torch.tensor(2.0, requires_grad=True)
+modes_seen = set()
+for outer in switches.values():
+    with outer():
+        mode_before = torch.is_grad_enabled()
+        modes_seen.add(mode_before)
+        for inner in switches.values():
+            with inner():
+                pass
+            assert torch.is_grad_enabled() == mode_before
+            assert ((mode_leaf * 3).grad_fn is not None) == mode_before
+        predict(mode_leaf)
+        assert torch.is_grad_enabled() == mode_before
+assert modes_seen == {True, False}  # both cases were tried
+assert torch.is_grad_enabled()  # at the top level: on
+# called as a plain function, set_grad_enabled(False) stays in force, through
+# a with block that ends, until the next switch turns recording on
+torch.set_grad_enabled(False)
+assert not torch.is_grad_enabled() and (mode_leaf * 3).grad_fn is None
+with torch.enable_grad():
+    assert (mode_leaf * 3).grad_fn is not None
+assert not torch.is_grad_enabled() and (mode_leaf * 3).grad_fn is None
+torch.set_grad_enabled(True)
+assert torch.is_grad_enabled() and (mode_leaf * 3).grad_fn is not None
+# --8<-- [end:claim-modes-restore]
+
 # --8<-- [start:inference]
 with torch.inference_mode():
     made_inside = torch.ones(2) * 3  # an inference tensor
@@ -71,10 +106,10 @@ print("with a clone: weights.grad =", weights.grad)
 # --8<-- [start:claim-inference]
 assert made_inside.is_inference() and not copy.is_inference()
 try:
-    _ = made_inside._version
+    _read = made_inside._version
     counted = True
-except RuntimeError as e:
-    counted = "do not track version counter" not in str(e)
+except RuntimeError as error:
+    counted = "do not track version counter" not in str(error)
 assert not counted  # an inference tensor has no version counter
 with torch.inference_mode():
     unrecorded = weights * 3
@@ -82,13 +117,15 @@ assert unrecorded.grad_fn is None and not unrecorded.requires_grad
 assert torch.equal(weights.grad, copy)  # the clone was saved and used
 with torch.no_grad():
     made_in_no_grad = torch.ones(2) * 3
-_ = made_in_no_grad._version  # a tensor made under no_grad keeps its counter
+_read = (
+    made_in_no_grad._version
+)  # a tensor made under no_grad keeps its counter
 (weights * made_in_no_grad).sum().backward()  # and can be saved for backward
 try:
     weights * made_inside
     saved = True
-except RuntimeError as e:
-    saved = "Inference tensors cannot be saved for backward" not in str(e)
+except RuntimeError as error:
+    saved = "Inference tensors cannot be saved for backward" not in str(error)
 assert not saved
 # an inference tensor is refused by each operation that saves it for
 # backward, and taken by one that saves no input; a tensor made under no_grad,
@@ -107,7 +144,55 @@ for symbol, operation in {**saving, **not_saving}.items():
     try:
         operation(probe, made_inside).sum().backward()
         refused = False
-    except RuntimeError as e:
-        refused = "Inference tensors cannot be saved for backward" in str(e)
+    except RuntimeError as error:
+        refused = "Inference tensors cannot be saved for backward" in str(
+            error
+        )
     assert refused == (symbol in saving)
 # --8<-- [end:claim-inference]
+
+# --8<-- [start:claim-inference-tensors]
+# inside inference_mode, a new tensor is an inference tensor; a view of a
+# normal tensor, and a normal tensor changed in place, stay normal, and the
+# view can be saved for backward
+normal = torch.ones(3)
+with torch.inference_mode():
+    new_inside = torch.ones(2) * 3
+    view_inside = normal[:2]
+    normal.add_(1)
+assert new_inside.is_inference()
+assert not view_inside.is_inference() and not normal.is_inference()
+view_weights = torch.ones(2, requires_grad=True)
+(view_weights * view_inside).sum().backward()
+assert torch.equal(view_weights.grad, view_inside)
+# outside inference_mode, every in-place operation on an inference tensor
+# raises an error, yet on torch 2.13 only after it has changed the values;
+# on a clone of it, each runs without an error
+in_place_changes = [
+    lambda t: t.add_(1),
+    lambda t: t.mul_(2),
+    lambda t: t.zero_(),
+    lambda t: t.copy_(torch.zeros(2)),
+    lambda t: t.__setitem__(0, 5.0),
+]
+
+
+def refuses_in_place(tensor, change):
+    try:
+        change(tensor)
+    except RuntimeError as error:
+        return "Inplace update to inference tensor" in str(error)
+    return False
+
+
+for change in in_place_changes:
+    target = new_inside.clone()
+    with torch.inference_mode():
+        target = target * 1  # an inference tensor, equal to new_inside
+    assert target.is_inference()
+    wanted = target.clone()
+    change(wanted)  # a clone: changed, no error
+    assert refuses_in_place(target, change)
+    assert torch.equal(target, wanted)  # refused, but already changed
+    assert not torch.equal(target, new_inside)
+# --8<-- [end:claim-inference-tensors]

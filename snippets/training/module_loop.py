@@ -9,13 +9,66 @@ for name, parameter in model.named_parameters():
 # --8<-- [end:model]
 
 # --8<-- [start:claim-parameters-leaves]
-# every parameter of the model is a leaf that requires a gradient
+# every parameter of the model is a leaf that requires a gradient, made by
+# the layer as a torch.nn.Parameter
 parameters = list(model.parameters())
 assert len(parameters) == 2
 assert all(
     p.is_leaf and p.requires_grad and p.grad is None for p in parameters
 )
+assert all(type(p) is torch.nn.Parameter for p in parameters)
 # --8<-- [end:claim-parameters-leaves]
+
+# --8<-- [start:claim-parameters-registered]
+# parameters() lists the Parameters set as attributes of a module, and only
+# them: a plain tensor that requires a gradient, stored the same way, is left
+# out, and an optimizer built from that list never moves it, whatever the
+# optimizer (with momentum, weight decay, or Adam), and nothing warns
+import warnings  # noqa: E402  (a claim section, left out of the page)
+
+
+class TwoWeights(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.plain = torch.ones(1, requires_grad=True)  # a leaf, not listed
+        self.registered = torch.nn.Parameter(torch.ones(1))
+
+    def forward(self, inputs):
+        return self.plain * inputs + self.registered * inputs
+
+
+optimizers = [
+    lambda ps: torch.optim.SGD(ps, lr=0.1),
+    lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9),
+    lambda ps: torch.optim.SGD(ps, lr=0.1, weight_decay=0.1),
+    lambda ps: torch.optim.Adam(ps, lr=0.1),
+]
+# a module lists an attribute as a parameter exactly when it is a Parameter
+for attribute in [
+    torch.ones(1),
+    torch.ones(1, requires_grad=True),
+    torch.nn.Parameter(torch.ones(1)),
+    torch.nn.Parameter(torch.ones(1), requires_grad=False),
+]:
+    holder = torch.nn.Module()
+    holder.weight = attribute
+    listed = [q is attribute for q in holder.parameters()] == [True]
+    assert listed == isinstance(attribute, torch.nn.Parameter)
+for make_optimizer in optimizers:
+    two = TwoWeights()
+    assert two.plain.is_leaf and two.plain.requires_grad
+    assert list(two.parameters()) == [two.registered]
+    two_optimizer = make_optimizer(two.parameters())
+    with warnings.catch_warnings(record=True) as two_warnings:
+        warnings.simplefilter("always")
+        for _repeat in range(3):
+            two_optimizer.zero_grad()
+            (two(torch.tensor([2.0])) - 1.0).pow(2).sum().backward()
+            two_optimizer.step()
+    assert two.plain.grad is not None and two.plain.grad.item() != 0.0
+    assert two.plain.item() == 1.0 and two.registered.item() != 1.0
+    assert len(two_warnings) == 0
+# --8<-- [end:claim-parameters-registered]
 
 # --8<-- [start:data]
 torch.manual_seed(0)  # the main page's data, made the same way
@@ -91,7 +144,8 @@ assert zero_grad.parameters["set_to_none"].default is True  # the default
 # --8<-- [start:claim-same-fit]
 import math  # noqa: E402  (a claim section, left out of the page)
 
-# the module loop and the hand-written one: the same losses, the same line
+# the module loop and the hand-written one: the same losses, the same line,
+# after steps updates each
 assert gap < bound
 assert all(
     math.isclose(m, h, rel_tol=1e-5)
@@ -99,4 +153,47 @@ assert all(
 )
 assert abs(model.weight.item() - w.item()) < 1e-5
 assert abs(model.bias.item() - b.item()) < 1e-5
+assert len(module_losses) == len(hand_losses) == steps
+step_counts = [0]  # optimizer.step() calls, counted on a fresh run of the loop
+
+
+def count_step(optimizer, args, kwargs):
+    step_counts[0] += 1
+
+
+counted_model = torch.nn.Linear(1, 1)
+counted_optimizer = torch.optim.SGD(counted_model.parameters(), lr=lr)
+counted_optimizer.register_step_post_hook(count_step)
+for _repeat in range(steps):
+    counted_optimizer.zero_grad()
+    ((counted_model(inputs) - targets) ** 2).mean().backward()
+    counted_optimizer.step()
+assert step_counts[0] == steps
+# where the two differ: at the first step the predictions, the loss and the
+# gradient with respect to the predictions are the same to the last bit, and
+# so is the bias's gradient; the weight's gradient is not, because the layer
+# adds up the examples' contributions with a matrix product (gradient^T @
+# inputs) and the hand loop with a sum of products
+first_layer = torch.nn.Linear(1, 1)
+with torch.no_grad():
+    first_layer.weight.fill_(start_w.item())
+    first_layer.bias.zero_()
+first_w = start_w.clone().requires_grad_()
+first_b = torch.zeros(1, requires_grad=True)
+layer_out = first_layer(inputs)
+hand_out = first_w * x + first_b
+assert torch.equal(layer_out.squeeze(1), hand_out)
+layer_loss = ((layer_out - targets) ** 2).mean()
+hand_loss = ((hand_out - y) ** 2).mean()
+assert layer_loss.item() == hand_loss.item() == module_losses[0]
+layer_out.retain_grad()
+hand_out.retain_grad()
+layer_loss.backward()
+hand_loss.backward()
+assert torch.equal(layer_out.grad.squeeze(1), hand_out.grad)
+assert torch.equal(first_layer.bias.grad, first_b.grad)
+assert not torch.equal(first_layer.weight.grad.reshape(1), first_w.grad)
+assert torch.equal(first_layer.weight.grad, layer_out.grad.T @ inputs)
+assert torch.equal(first_w.grad, (hand_out.grad * x).sum().reshape(1))
+assert torch.equal(first_layer.weight.grad, first_grads[0])  # the loop's
 # --8<-- [end:claim-same-fit]

@@ -14,13 +14,19 @@ print("x.grad =", x.grad.tolist())
 # --8<-- [start:why]
 # Both branches were computed, and both are differentiated.
 x.grad = None
-# by hand: sqrt's local slope is 1 / (2 sqrt(x)), infinite at 0
-print("sqrt's slope at x:", (0.5 / torch.sqrt(x.detach())).tolist())
+root = torch.sqrt(x)
+print(
+    "what sqrt's node saved:",
+    [name for name in dir(root.grad_fn) if name.startswith("_saved")],
+)
+print("its saved result, sqrt(x):", root.grad_fn._saved_result.tolist())
 print(
     "gradient where passes to sqrt:",
     [1.0 if v > 0 else 0.0 for v in x.tolist()],
 )
-print("their product at x = 0:", 0.0 * float("inf"))
+# sqrt's backward: the gradient divided by twice the saved result
+zero = torch.tensor(0.0)
+print("at x = 0, 0 / (2 * 0):", (zero / (2 * zero)).item())
 # --8<-- [end:why]
 
 # --8<-- [start:anomaly]
@@ -63,12 +69,31 @@ with warnings.catch_warnings(record=True) as again:
             fresh = torch.tensor([0.0, 4.0], requires_grad=True)
             torch.where(fresh > 0, torch.sqrt(fresh), 0.0).sum().backward()
         raised = ""
-    except RuntimeError as e:
-        raised = str(e)
+    except RuntimeError as error:
+        raised = str(error)
 assert "SqrtBackward0" in raised and "nan" in raised
 assert any("Traceback of forward call" in str(w.message) for w in again)
-zero, inf = torch.tensor(0.0), torch.tensor(float("inf"))
-assert torch.isnan(zero * inf)  # 0 times infinity
+# sqrt's node saves only its result, and its backward is the incoming
+# gradient divided by twice that result, bit for bit, not the gradient times
+# the slope 1 / (2 sqrt(x)); at x = 0 with a zero gradient that is 0 / 0
+assert [a for a in dir(root.grad_fn) if a.startswith("_saved")] == [
+    "_saved_result"
+]
+torch.manual_seed(1)
+sqrt_in = torch.cat([torch.zeros(3), torch.rand(10_000) * 10])
+sqrt_in.requires_grad_()
+incoming = torch.cat([torch.zeros(1), torch.randn(10_002)])
+sqrt_out = torch.sqrt(sqrt_in)
+(sqrt_grad,) = torch.autograd.grad(sqrt_out, sqrt_in, incoming)
+by_division = incoming / (2 * sqrt_out.detach())
+by_slope = incoming * (1 / (2 * torch.sqrt(sqrt_in.detach())))
+undefined = torch.isnan(sqrt_grad)
+assert torch.equal(undefined, torch.isnan(by_division))
+assert torch.equal(sqrt_grad[~undefined], by_division[~undefined])
+assert torch.isnan(sqrt_grad[0]) and incoming[0].item() == 0.0
+assert torch.isnan(zero / (2 * zero))
+finite = ~torch.isnan(by_slope)
+assert not torch.equal(sqrt_grad[finite], by_slope[finite])
 # --8<-- [end:claim-nan]
 
 # --8<-- [start:claim-anomaly]
@@ -114,8 +139,8 @@ for by_case in by_cases:
                 watched = torch.tensor([0.0, 4.0], requires_grad=True)
                 by_case(watched).sum().backward()
             raised = ""
-        except RuntimeError as e:
-            raised = str(e)
+        except RuntimeError as error:
+            raised = str(error)
     named = f"Function '{returned_nan[0]}' returned nan"
     assert named in raised
     traceback = "Traceback of forward call"

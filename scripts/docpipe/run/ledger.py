@@ -52,7 +52,7 @@ class Ledger:
     runs: list[int] = field(default_factory=list)  # id -> times it ran
     failures: list[int] = field(default_factory=list)  # id -> times it failed
     wide: dict[int, str] = field(default_factory=dict)  # id -> why it cannot fail
-    # id -> the cases its all(...)/any(...) ran over, for an assert whose test has one
+    # id -> the cases its all(...) ran over, for an assert whose test has one
     cases: dict[int, int] = field(default_factory=dict)
 
     def install(self) -> None:
@@ -77,7 +77,7 @@ class Ledger:
         return value
 
     def case(self, aid: int, value):
-        """One element of an all(...) or any(...) in the assert's test: one case checked."""
+        """One element of an all(...) in the assert's test: one case checked."""
         self.cases[aid] += 1
         return value
 
@@ -124,7 +124,7 @@ class Ledger:
 
     def counts(self) -> list[tuple[str, int, int]]:
         """(section, line, cases) of every assert: the times it ran, or for one whose test
-        has an all(...) or any(...), the elements those checked; two asserts on one line
+        has an all(...), the elements that checked; two asserts on one line
         count as the fewer."""
         least: dict[tuple[str, int], int] = {}
         for aid, where in enumerate(self.where):
@@ -159,7 +159,7 @@ class Ledger:
                     (
                         section,
                         line,
-                        "this assert's all(...) or any(...) ran over no case, so it checks nothing",
+                        "this assert's all(...) ran over no case, so it checks nothing",
                     )
                 )
             elif aid in self.wide:
@@ -211,8 +211,11 @@ class _Asserts(ast.NodeTransformer):
     def visit_Assert(self, node: ast.Assert) -> ast.If:
         aid = self.ledger.register(self.section, node.lineno)
         test = _Tolerances(aid).visit(self.generic_visit(node).test)
-        for n in ast.walk(test):  # each element of all(...)/any(...) is a case it checks
-            if isinstance(n, ast.Call) and called(n) in {"all", "any"} and n.args:
+        # Each element of an all(...) is a case it checks (all() of no case is true: it checks
+        # nothing). An any(...) of no case is false, and `not any(...)` of none is the claim
+        # "none of them": those count as the runs of the assert.
+        for n in ast.walk(test):
+            if isinstance(n, ast.Call) and called(n) == "all" and n.args:
                 each = n.args[0]
                 if isinstance(each, ast.GeneratorExp | ast.ListComp | ast.SetComp):
                     self.ledger.cases[aid] = 0

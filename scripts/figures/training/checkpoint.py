@@ -1,4 +1,4 @@
-"""What snippets/training/checkpoint.py measured: bytes saved for backward, and layer forwards."""
+"""What snippets/training/checkpoint.py measured: bytes held for backward, and layer forwards."""
 
 import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator
@@ -10,7 +10,7 @@ def cost(ns):
     runs = [("no checkpoint", ns["plain"]), ("checkpoint", ns["checkpointed"])]
     fig, (left, right) = plt.subplots(1, 2, figsize=(7.6, 2.8), layout="constrained")
     for ax, index, title in [
-        (left, 1, "KiB saved for backward"),
+        (left, 1, "KiB held for backward"),
         (right, 2, "layer forward calls"),
     ]:
         heights = [run[index] / 1024 if index == 1 else run[index] for _, run in runs]
