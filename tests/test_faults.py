@@ -3,11 +3,14 @@ every recorded file exactly as it was (git status stays clean)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -103,8 +106,9 @@ def test_a_snippet_killed_by_a_signal_is_named(recorded):
     only_sources_changed(recorded, "killed")
 
 
-def test_a_snippet_that_kills_the_process_it_was_forked_from_fails_alone(recorded):
-    # Its parent is the runner's zygote: the snippets after it run from a new one.
+def test_a_snippet_cannot_kill_the_process_it_was_forked_from(recorded):
+    # Its parent is the runner's zygote: outside the snippet's Landlock domain, so the kernel
+    # refuses the signal (docpipe.run.landlock's signal scope), and the snippets after it run.
     recorded.write(
         "snippets/a_killer.py",
         "import os\nimport signal\nimport time\n\nos.kill(os.getppid(), signal.SIGKILL)\n"
@@ -115,8 +119,59 @@ def test_a_snippet_that_kills_the_process_it_was_forked_from_fails_alone(recorde
     run = recorded.regen("-j", "1")
     assert run.returncode == 1
     assert (
-        "FAILED snippets/a_killer.py: stopped: the runner's zygote ended (exit status -9)"
+        "FAILED snippets/a_killer.py:5: PermissionError: [Errno 1] Operation not permitted"
     ) in run.stderr
+    assert recorded.read("docs/generated/good.txt") == "hello again from good\n"
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for listed in Path(f"/proc/{pid}/task").glob("*/children"):
+        with contextlib.suppress(OSError):
+            found += [int(c) for c in listed.read_text().split()]
+    return found
+
+
+def zygotes_of(pid: int) -> list[int]:
+    """The runner's zygotes among the children of process `pid`."""
+    found = []
+    for child in children_of(pid):
+        with contextlib.suppress(OSError):
+            if b"docpipe.run.zygote" in Path(f"/proc/{child}/cmdline").read_bytes():
+                found.append(child)
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc (Linux)")
+def test_a_zygote_that_dies_fails_its_snippet_alone(recorded, tmp_path):
+    # A snippet cannot kill its zygote (the test above); the machine can (say, out of memory):
+    # the test kills it while a snippet waits, and the snippets after it run from a new one.
+    go = tmp_path / "go"
+    recorded.write(
+        "snippets/a_waits.py",
+        f"import os\nimport time\n\nwhile not os.path.exists({str(go)!r}):\n    time.sleep(0.02)\n",
+    )
+    recorded.write("snippets/good.py", 'print("hello again from good")\n')
+    add_to_page(recorded, "a_waits")
+    regen = subprocess.Popen(
+        [sys.executable, "scripts/regen.py", "-j", "1"],
+        cwd=recorded.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_until_locked(recorded.root, regen)
+        running = []
+        while not running:  # the zygote whose child is the waiting snippet
+            running = [z for z in zygotes_of(regen.pid) if children_of(z)]
+            time.sleep(0.02)
+        os.kill(running[0], signal.SIGKILL)
+        _, err = regen.communicate(timeout=120)
+    finally:
+        go.touch()  # the orphaned snippet, if any, ends
+    assert regen.returncode == 1
+    assert "FAILED snippets/a_waits.py: stopped: the runner's zygote ended (exit status -9)" in err
     assert recorded.read("docs/generated/good.txt") == "hello again from good\n"
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from docpipe import sections
-from docpipe.run import figures, landlock, ledger, messages, sourceonly
+from docpipe.run import figures, landlock, ledger, messages, namespaces, sourceonly
 from docpipe.run.messages import Job, Result
 
 try:
@@ -76,7 +76,8 @@ def child_main(job: Job) -> None:
     os.environ.update(RUN_ENV)
     _limit_threads(job.threads)
     reseed()
-    result.sealed = _seal(project, workdir)
+    isolated = not namespaces.isolate(workdir)
+    result.sealed = _seal(project, workdir, isolated)
     # Warning filters stay as the zygote has them: CPython's defaults plus what torch and numpy
     # add when they are imported, as in a reader's process.
     started_by = _watch_repository_files(inside, result)
@@ -178,7 +179,7 @@ def sealable() -> bool:
     return not os.environ.get(NO_LANDLOCK) and landlock.abi() >= 1
 
 
-def _seal(project: Project, workdir: Path) -> str:
+def _seal(project: Project, workdir: Path, isolated: bool = False) -> str:
     """Restrict this process for good, as the module docstring says: "landlock", or "" where
     the kernel has none (the parent then compares the repository before and after the run)."""
     if os.environ.get(NO_LANDLOCK):
@@ -186,8 +187,9 @@ def _seal(project: Project, workdir: Path) -> str:
     root = str(project.root)
     inside = [str(p) for p in readable_inside(project) if str(p).startswith(root + os.sep)]
     try:
+        shared = [namespaces.SHARED_MEMORY] if isolated else []  # its own (namespaces)
         landlock.restrict(
-            [str(workdir), os.devnull],
+            [str(workdir), os.devnull, *shared],
             [*outside_repository(root), *inside],
             listable=[str(project.snippets), str(project.docs), str(project.figure_code.parent)],
         )
@@ -271,7 +273,7 @@ def _cap_files() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_CAP, FILE_CAP))
 
 
-_PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_CHILD_SUBREAPER, _PR_SET_PDEATHSIG = 36, 1
 
 
 def _reap_descendants() -> None:
@@ -279,7 +281,10 @@ def _reap_descendants() -> None:
     (a daemon's double fork) is adopted by this process, not by init, so none escapes the
     sweep at the end of the run. Its own process group too, for the parent to kill at once."""
     if sys.platform == "linux":  # elsewhere the parent kills the process group at a timeout
-        ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        libc = ctypes.CDLL(None)
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        # and it ends with the zygote it was forked from, never running on as an orphan
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     with contextlib.suppress(OSError, AttributeError):  # no process groups on Windows
         os.setpgid(0, 0)
 
@@ -364,9 +369,30 @@ def describe(ended: list[tuple[int, list[str]]]) -> str:
     return ", ".join(f"pid {pid} ({shlex.join(command)})" for pid, command in ended)
 
 
+def _exit_as_python_does() -> None:
+    """What the interpreter's exit does for a snippet that used multiprocessing, done where the
+    snippet ends (the run's process goes on to draw figures): its atexit function joins the
+    processes it started and ends the daemonic ones, and its forkserver and resource tracker
+    end as their pipes close. Whatever is still running after that, the reaper names."""
+    util = sys.modules.get("multiprocessing.util")
+    if util is None:
+        return
+    with contextlib.suppress(Exception):
+        util._exit_function()
+    for name, helper in (
+        ("multiprocessing.forkserver", "_forkserver"),
+        ("multiprocessing.resource_tracker", "_resource_tracker"),
+    ):
+        module = sys.modules.get(name)
+        if module is not None:
+            with contextlib.suppress(Exception):
+                getattr(module, helper)._stop()
+
+
 def _end_what_it_started(snippet: Snippet, result: Result, stream, started_by) -> None:
     """At the end of the snippet: kill what it left running and fail naming it; fail too when
     something it started printed after it ended (that output is not on its page)."""
+    _exit_as_python_does()
     end = stream.tell()
     ended = end_children()
     late = os.fstat(stream.fileno()).st_size - end
@@ -641,7 +667,8 @@ def _watch_repository_files(inside: _Repository, result: Result) -> list[tuple[l
                 if i < len(args):
                     refuse(args[i], follow=event in _FOLLOWED)
         elif event.startswith(_STARTS):
-            command = args[1] if event == "subprocess.Popen" else args[0]
+            # os.fork has no arguments: its child runs the snippet's own code
+            command = args[1] if event == "subprocess.Popen" else args[0] if args else []
             if isinstance(command, str | bytes):
                 command = [os.fsdecode(command)]
             words = [os.fsdecode(c) for c in command or [] if isinstance(c, str | bytes)]

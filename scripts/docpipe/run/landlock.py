@@ -42,8 +42,17 @@ CHANGE = (
 FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE  # what a rule on a non-folder may grant
 
 
+# Scopes (ABI 6): a sealed process may signal, and connect to an abstract UNIX socket of, only
+# processes of its own Landlock domain (what it started), never the runner or the machine's.
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
+
+
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),  # ABI 4
+        ("scoped", ctypes.c_uint64),  # ABI 6
+    ]
 
 
 class _PathBeneath(ctypes.Structure):
@@ -100,14 +109,20 @@ def restrict(
     if version < 1:
         raise Unavailable(errno.EOPNOTSUPP, "this kernel has no Landlock")
     handled = _handled(version)
+    scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if version >= 6 else 0
+    # the size of the struct this ABI knows: a kernel refuses fields it does not know
+    size = 24 if version >= 6 else 16 if version >= 4 else 8
     ruleset = _call(
         _CREATE_RULESET,
-        ctypes.byref(_RulesetAttr(handled)),
-        ctypes.c_size_t(ctypes.sizeof(_RulesetAttr)),
+        ctypes.byref(_RulesetAttr(handled, 0, scoped)),
+        ctypes.c_size_t(size),
         ctypes.c_uint32(0),
     )
+    # Device nodes are made nowhere, the writable folders included (MAKE_CHAR, MAKE_BLOCK):
+    # a snippet writes through none to the disk, the kernel log or a loop device.
+    writes = READ | CHANGE & ~(MAKE_CHAR | MAKE_BLOCK)
     try:
-        for paths, rights in ((listable, READ_DIR), (readable, READ), (writable, READ | CHANGE)):
+        for paths, rights in ((listable, READ_DIR), (readable, READ), (writable, writes)):
             for path in paths:
                 _allow(ruleset, path, rights & handled)
         if _libc().prctl(_NO_NEW_PRIVS, ctypes.c_ulong(1), 0, 0, 0) != 0:
