@@ -65,4 +65,22 @@ layer = torch.nn.Linear(2, 3)
 for p in layer.parameters():
     assert isinstance(p, torch.nn.Parameter)
     assert p.is_leaf and p.requires_grad and p.grad_fn is None
+# and that is why backward() stores their gradients in their .grad
+import warnings  # noqa: E402  (a claim section, left out of the page)
+
+features = torch.randn(4, 2)
+layer(features).pow(2).mean().backward()
+for p in layer.parameters():
+    assert p.grad is not None and p.grad.shape == p.shape
+# a weight made by an operation is not a leaf: backward() passes through it
+# and stores nothing in its .grad (reading it warns, and gives None)
+for make in (lambda t: t * 1, lambda t: t.clone(), lambda t: t + 0):
+    base_weight = torch.randn(3, 2, requires_grad=True)
+    made_weight = make(base_weight)
+    (features @ made_weight.T).pow(2).mean().backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        made_grad = made_weight.grad
+    assert not made_weight.is_leaf and made_grad is None
+    assert base_weight.grad is not None  # the leaf behind it got it
 # --8<-- [end:claim-weights-are-leaves]
