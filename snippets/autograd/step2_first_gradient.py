@@ -84,3 +84,37 @@ for make in (lambda t: t * 1, lambda t: t.clone(), lambda t: t + 0):
     assert not made_weight.is_leaf and made_grad is None
     assert base_weight.grad is not None  # the leaf behind it got it
 # --8<-- [end:claim-weights-are-leaves]
+
+# --8<-- [start:claim-reach]
+# from a result, a walk along next_functions reaches the leaf of every input
+# that requires a gradient, and no node at all for one that needs none
+
+
+def leaves_reached(node):
+    """The tensors whose AccumulateGrad nodes a walk from node arrives at."""
+    found, todo, seen = [], [node], set()
+    while todo:
+        current = todo.pop()
+        if current is None or current in seen:
+            continue
+        seen.add(current)
+        if type(current).__name__ == "AccumulateGrad":
+            found.append(current.variable)
+        todo.extend(n for n, _ in current.next_functions)
+    return found
+
+
+tracked = torch.tensor(3.0, requires_grad=True)
+other = torch.tensor(-1.0, requires_grad=True)
+constant = torch.tensor(2.0)  # needs no gradient
+cases = (  # a result, and the inputs it used that require a gradient
+    (tracked**2 + constant * tracked, [tracked]),
+    (torch.sin(tracked * constant) * other, [tracked, other]),
+    ((tracked + other) / constant, [tracked, other]),
+    (other.exp() - constant, [other]),
+)
+for result, wanted in cases:
+    reached = leaves_reached(result.grad_fn)
+    assert {id(t) for t in reached} == {id(t) for t in wanted}
+    assert not any(r is constant for r in reached)
+# --8<-- [end:claim-reach]
