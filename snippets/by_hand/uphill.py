@@ -68,6 +68,6 @@ for name, loss_of in corner_losses.items():
 # a small step of gradient descent lowered the loss; a large one raised it
 assert losses[0.1][1] < losses[0.1][0] and losses[1.5][1] > losses[1.5][0]
 # Adam's second step goes the way the gradient points: uphill
-gradient, step = flips[1]
-assert gradient < 0 and step < 0 and gradient * step > 0
+flip_gradient, flip_step = flips[1]
+assert flip_gradient < 0 and flip_step < 0 and flip_gradient * flip_step > 0
 # --8<-- [end:claim-no-promise]
