@@ -52,6 +52,22 @@ for no_slope in (
         no_slope.dtype in (torch.bool, torch.int64)
         or no_slope.is_floating_point()
     )
+# the cause: a tensor of booleans or integers cannot require a gradient
+
+
+def refused_grad(values, dtype):
+    """PyTorch's message when asked for such a tensor with requires_grad."""
+    try:
+        torch.tensor(values, dtype=dtype, requires_grad=True)
+    except RuntimeError as caught:
+        return str(caught)
+    return ""
+
+
+for dtype in (torch.bool, torch.int64, torch.int32, torch.uint8):
+    assert refused_grad([1, 0], dtype).startswith(
+        "Only Tensors of floating point and complex dtype can require gradients"
+    )
 # a float operation whose slope is zero wherever it is defined is recorded
 # all the same, and its node passes back zeros
 for zero_slope in (torch.round, torch.sign, torch.floor, torch.ceil):
