@@ -48,10 +48,6 @@ for no_slope in (
     torch.histc(scaled, bins=3),
 ):
     assert no_slope.grad_fn is None and not no_slope.requires_grad
-    assert (
-        no_slope.dtype in (torch.bool, torch.int64)
-        or no_slope.is_floating_point()
-    )
 # the cause: a tensor of booleans or integers cannot require a gradient
 
 
@@ -66,7 +62,7 @@ def refused_grad(values, dtype):
 
 for dtype in (torch.bool, torch.int64, torch.int32, torch.uint8):
     assert refused_grad([1, 0], dtype).startswith(
-        "Only Tensors of floating point and complex dtype can require gradients"
+        "Only Tensors of floating point and complex dtype"
     )
 # a float operation whose slope is zero wherever it is defined is recorded
 # all the same, and its node passes back zeros
