@@ -47,3 +47,21 @@ assert round(nudged.item(), 4) == round(w.grad.item(), 4)
 # with more digits the gap all but vanishes: in float32 it is rounding
 assert gap64 < 1e-9 < gap32 < 1e-3
 # --8<-- [end:claim-finite-difference]
+
+# --8<-- [start:claim-smaller-h-worse]
+# in float32, shrinking the nudge helps only down to a point; in float64 the
+# same nudges stay close to autograd's slope
+gaps32, gaps64 = {}, {}
+for nudge in (1e-1, 1e-3, 1e-5, 1e-7):
+    with torch.no_grad():
+        central32 = (loss_at(w + nudge) - loss_at(w - nudge)) / (2 * nudge)
+        central64 = (
+            ((w64 + nudge) * x64 + b - y64) ** 2
+            - ((w64 - nudge) * x64 + b - y64) ** 2
+        ).mean() / (2 * nudge)
+    gaps32[nudge] = abs(central32.item() - w.grad.item())
+    gaps64[nudge] = abs(central64.item() - w64.grad.item())
+assert gaps32[1e-7] > gaps32[1e-5] > gaps32[1e-3] > gaps32[1e-1]
+assert max(gaps64.values()) < 1e-6
+assert all(gaps64[nudge] < gaps32[nudge] / 10 for nudge in gaps32)
+# --8<-- [end:claim-smaller-h-worse]

@@ -65,4 +65,56 @@ layer = torch.nn.Linear(2, 3)
 for p in layer.parameters():
     assert isinstance(p, torch.nn.Parameter)
     assert p.is_leaf and p.requires_grad and p.grad_fn is None
+# and that is why backward() stores their gradients in their .grad
+import warnings  # noqa: E402  (a claim section, left out of the page)
+
+features = torch.randn(4, 2)
+layer(features).pow(2).mean().backward()
+for p in layer.parameters():
+    assert p.grad is not None and p.grad.shape == p.shape
+# a weight made by an operation is not a leaf: backward() passes through it
+# and stores nothing in its .grad (reading it warns, and gives None)
+for make in (lambda t: t * 1, lambda t: t.clone(), lambda t: t + 0):
+    base_weight = torch.randn(3, 2, requires_grad=True)
+    made_weight = make(base_weight)
+    (features @ made_weight.T).pow(2).mean().backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        made_grad = made_weight.grad
+    assert not made_weight.is_leaf and made_grad is None
+    assert base_weight.grad is not None  # the leaf behind it got it
 # --8<-- [end:claim-weights-are-leaves]
+
+# --8<-- [start:claim-reach]
+# from a result, a walk along next_functions reaches the leaf of every input
+# that requires a gradient, and no node at all for one that needs none
+
+
+def leaves_reached(node):
+    """The tensors whose AccumulateGrad nodes a walk from node arrives at."""
+    found, todo, seen = [], [node], set()
+    while todo:
+        current = todo.pop()
+        if current is None or current in seen:
+            continue
+        seen.add(current)
+        if type(current).__name__ == "AccumulateGrad":
+            found.append(current.variable)
+        todo.extend(n for n, _ in current.next_functions)
+    return found
+
+
+tracked = torch.tensor(3.0, requires_grad=True)
+other = torch.tensor(-1.0, requires_grad=True)
+constant = torch.tensor(2.0)  # needs no gradient
+cases = (  # a result, and the inputs it used that require a gradient
+    (tracked**2 + constant * tracked, [tracked]),
+    (torch.sin(tracked * constant) * other, [tracked, other]),
+    ((tracked + other) / constant, [tracked, other]),
+    (other.exp() - constant, [other]),
+)
+for result, wanted in cases:
+    reached = leaves_reached(result.grad_fn)
+    assert {id(t) for t in reached} == {id(t) for t in wanted}
+    assert not any(r is constant for r in reached)
+# --8<-- [end:claim-reach]

@@ -71,18 +71,82 @@ assert x.grad is None and y.grad is None
 # --8<-- [end:claim-data-gets-no-grad]
 
 # --8<-- [start:claim-saved-freed]
-grads_before = (w.grad.item(), b.grad.item())
-try:
-    torch.equal(multiply._saved_other, x)  # read the x the node saved
-    freed = False
-except RuntimeError as e:
-    freed = "freed" in str(e)
-assert freed  # backward() has released what the graph saved
-try:
-    loss.backward()  # a second walk would need the freed values
-    walked_twice = True
-except RuntimeError as e:
-    walked_twice = "backward through the graph a second time" not in str(e)
-assert not walked_twice
-assert (w.grad.item(), b.grad.item()) == grads_before  # and nothing was added
+# The same graph again, built from fresh tensors, to watch when each node's
+# saved values are freed during backward().
+w_fresh = torch.tensor(0.5, requires_grad=True)
+b_fresh = torch.tensor(0.0, requires_grad=True)
+error_fresh = w_fresh * x + b_fresh - y
+loss_fresh = error_fresh**2
+pow_node = loss_fresh.grad_fn  # saved the error
+mul_node = error_fresh.grad_fn.next_functions[0][0].next_functions[0][0]
+assert type(mul_node).__name__ == "MulBackward0"  # saved x
+
+
+def saved_freed(node, attribute):
+    """Whether reading a node's saved tensor raises the 'freed' error."""
+    try:
+        getattr(node, attribute)
+    except RuntimeError as caught:
+        return "freed" in str(caught)
+    return False
+
+
+# the nodes that saved a tensor, and the name of what each saved
+saving = {pow_node: "_saved_self", mul_node: "_saved_other"}
+order = []  # the nodes in the order backward() runs them
+state = []  # at each node's start: which saved tensors are freed
+
+
+def at_start(node):
+    def hook(grad_outputs):
+        order.append(node)
+        state.append({n: saved_freed(n, a) for n, a in saving.items()})
+
+    return hook
+
+
+todo = [loss_fresh.grad_fn]
+while todo:  # every node of the graph except the leaves' AccumulateGrad
+    node = todo.pop()
+    node.register_prehook(at_start(node))
+    todo += [
+        n
+        for n, _ in node.next_functions
+        if n is not None and type(n).__name__ != "AccumulateGrad"
+    ]
+at_leaf = {}
+
+
+def before_leaf(grad):  # runs before w's gradient is added to w_fresh.grad
+    at_leaf.update({n: saved_freed(n, a) for n, a in saving.items()})
+    at_leaf["grad still None"] = w_fresh.grad is None
+
+
+w_fresh.register_hook(before_leaf)
+loss_fresh.backward()
+assert len(order) == len(set(order)) == 4  # Pow, Sub, Add, Mul: once each
+for node in saving:
+    ran_at = order.index(node)
+    # its saved values are there when it starts, and gone at every later
+    # node's start: it frees them as soon as it has used them
+    assert not state[ran_at][node]
+    assert all(later[node] for later in state[ran_at + 1 :])
+    assert at_leaf[node]  # gone before the leaf receives its gradient
+assert order.index(mul_node) == len(order) - 1  # so the check above ran
+assert state[order.index(mul_node)][pow_node]  # the error freed before x
+assert at_leaf["grad still None"] and w_fresh.grad is not None
+
+
+def second_walk_refused(root):
+    """Whether a second backward() through a freed graph is refused."""
+    try:
+        root.backward()
+    except RuntimeError as caught:
+        return "backward through the graph a second time" in str(caught)
+    return False
+
+
+grad_after_first = w_fresh.grad.clone()
+assert second_walk_refused(loss_fresh)
+assert torch.equal(w_fresh.grad, grad_after_first)  # nothing was added
 # --8<-- [end:claim-saved-freed]

@@ -18,3 +18,21 @@ print(f"autograd: x.grad = {x.grad.item():g}")
 assert x.grad.item() == left + right
 assert x.grad.item() != left * right
 # --8<-- [end:claim-paths-add]
+
+# --8<-- [start:claim-path-contributions]
+# each path's contribution, as the node returns it, for several x: one per
+# factor, each the other factor, and .grad is their sum
+for at in (3.0, -2.0, 0.5):
+    x_fresh = torch.tensor(at, requires_grad=True)
+    z_fresh = x_fresh * x_fresh
+    contributions = []
+    z_fresh.grad_fn.register_hook(
+        lambda grad_in, grad_out, seen=contributions: seen.extend(grad_in)
+    )
+    z_fresh.backward()
+    assert [c.item() for c in contributions] == [at, at]
+    assert (
+        x_fresh.grad.item()
+        == contributions[0].item() + contributions[1].item()
+    )
+# --8<-- [end:claim-path-contributions]

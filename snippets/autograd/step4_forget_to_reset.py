@@ -56,4 +56,37 @@ assert all(after < before for before, after in pairwise(reset_losses))
 rising = [after > before for before, after in pairwise(kept_losses)]
 turns = sum(now != then for then, now in pairwise(rising))
 assert not rising[0] and turns >= 10
+# the run without resetting again, from fresh tensors, to look at w: each
+# update uses the running sum of all the gradients so far
+torch.manual_seed(1)
+w_replay = torch.randn(1, requires_grad=True)
+b_replay = torch.zeros(1, requires_grad=True)
+replay = []  # (w before the update, this step's gradient, the sum used)
+for _ in range(steps + 1):
+    replay_loss = ((w_replay * x + b_replay - y) ** 2).mean()
+    (this_step,) = torch.autograd.grad(
+        replay_loss, w_replay, retain_graph=True
+    )
+    replay_loss.backward()
+    replay.append((w_replay.item(), this_step.item(), w_replay.grad.item()))
+    with torch.no_grad():
+        w_replay -= lr * w_replay.grad
+        b_replay -= lr * b_replay.grad
+assert [w_then for w_then, _, _ in replay] == [w for _, w in without_reset]
+running = 0.0
+for _, this_step_grad, used in replay:
+    running += this_step_grad
+    assert abs(used - running) < 1e-4 * max(1.0, abs(running))
+# after w passes true_w its own gradient points back, yet the old gradients
+# in the sum keep pushing it onwards, at several steps
+onwards = [
+    (w_then - true_w) * this_grad > 0 and (w_then - true_w) * used < 0
+    for w_then, this_grad, used in replay
+]
+assert sum(onwards) >= 3
+# w overshoots, turns back, and overshoots again: it crosses true_w again
+# and again, on both sides
+sides = [w_then > true_w for w_then, _, _ in replay]
+crossings = sum(now != then for then, now in pairwise(sides))
+assert crossings >= 3 and any(sides) and not all(sides)
 # --8<-- [end:claim-settles-or-swings]

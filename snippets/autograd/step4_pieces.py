@@ -43,4 +43,21 @@ assert all(abs(weighted - whole) < close for _, weighted in cuts.values())
 # --8<-- [start:claim-unequal-pieces]
 # unequal pieces divided by their number: another gradient
 assert abs(cuts["7 + 3"][0] - whole) > 0.1
+# how much each example counts: the gradient of the accumulated objective
+# with respect to each example's own loss (1 / batch in the whole batch)
+for cut_sizes in ([7, 3], [8, 2], [6, 4], [9, 1]):
+    per_example = ((1.0 * x - y) ** 2).detach().requires_grad_()
+    for piece in per_example.split(cut_sizes):
+        (piece.mean() / len(cut_sizes)).backward()
+    share = per_example.grad
+    small, large = share.split(cut_sizes)[1], share.split(cut_sizes)[0]
+    # the small piece's examples count for more than their share, the large
+    # piece's for less
+    assert bool((small > 1 / batch).all()) and bool((large < 1 / batch).all())
+    # and the gradient of w is the per-example gradients weighted that way
+    divided_here = accumulated(
+        cut_sizes, [1 / len(cut_sizes)] * len(cut_sizes)
+    )
+    per_example_grad = 2 * (1.0 * x - y) * x  # d((w x - y)**2)/dw at w = 1
+    assert abs((share * per_example_grad).sum().item() - divided_here) < 1e-5
 # --8<-- [end:claim-unequal-pieces]

@@ -17,28 +17,52 @@ print(f"w = {w.item():g}   is a leaf: {w.is_leaf}   grad_fn: {w.grad_fn}")
 # --8<-- [end:update]
 
 # --8<-- [start:claim-inplace-leaf-raises]
-try:
-    w -= lr * w.grad
-    refused = ""
-except RuntimeError as error:
-    refused = str(error)
-assert refused.startswith(
-    "a leaf Variable that requires grad is being used in an in-place operation"
-)
 assert w.is_leaf and w.grad_fn is None  # the update under no_grad left a leaf
-# not only -=: every in-place change of such a leaf is refused
-for change in (
+
+
+def fresh_leaf():
+    """A leaf that requires a gradient and has one, like w above."""
+    leaf = torch.tensor(3.0, requires_grad=True)
+    ((2 * leaf - 1) ** 2).backward()
+    return leaf
+
+
+def refusal(change, leaf):
+    """PyTorch's error message if it refuses the change, else ''."""
+    try:
+        change(leaf)
+    except RuntimeError as caught:
+        return str(caught)
+    return ""
+
+
+changes = (
+    lambda t: t.sub_(lr * t.grad),  # what w -= lr * w.grad calls
     lambda t: t.sub_(1),
     lambda t: t.add_(1),
     lambda t: t.mul_(2),
     lambda t: t.zero_(),
     lambda t: t.copy_(torch.tensor(0.0)),
     lambda t: t.clamp_(min=0),
-):
-    try:
-        change(w)
-        refused = ""
-    except RuntimeError as error:
-        refused = str(error)
-    assert refused.startswith("a leaf Variable that requires grad"), change
+)
+modes_off = (
+    torch.no_grad,
+    lambda: torch.set_grad_enabled(False),
+    torch.inference_mode,
+)
+for change in changes:
+    # grad mode on: refused, and the leaf keeps its value
+    leaf = fresh_leaf()
+    message = refusal(change, leaf)
+    assert message.startswith(
+        "a leaf Variable that requires grad is being used in an in-place"
+    )
+    assert leaf.item() == 3.0
+    # grad mode off, by any of its switches: done, and still a leaf
+    for mode_off in modes_off:
+        leaf = fresh_leaf()
+        with mode_off():
+            message = refusal(change, leaf)
+        assert message == "" and leaf.is_leaf and leaf.grad_fn is None
+assert torch.is_grad_enabled()
 # --8<-- [end:claim-inplace-leaf-raises]

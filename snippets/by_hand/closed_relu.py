@@ -34,11 +34,32 @@ print(f"dL/db   by hand: {grad_b_hand:g}   autograd: {b.grad.item():g}")
 corner = torch.tensor(0.0, requires_grad=True)
 torch.relu(corner).backward()
 print(f"slope of the ReLU at h = 0: {corner.grad.item():g}")
+
+# The same function, max(0, h), written two other ways
+other_ways = {
+    "h.clamp(min=0)": lambda h: h.clamp(min=0),
+    "torch.maximum(h, 0)": lambda h: torch.maximum(h, torch.zeros_like(h)),
+}
+corner_slopes = {}
+for label, same_function in other_ways.items():
+    at_corner = torch.tensor(0.0, requires_grad=True)
+    same_function(at_corner).backward()
+    corner_slopes[label] = at_corner.grad.item()
+    print(f"slope of {label} at h = 0: {corner_slopes[label]:g}")
 # --8<-- [end:at_zero]
 
 # --8<-- [start:claim-relu-slope-at-zero]
-# at the corner the gradient stops, as if the ReLU were closed
+# at the corner the gradient stops, as if the ReLU were closed, for each way
+# of calling PyTorch's ReLU
+import torch.nn.functional as F  # noqa: E402  (a claim section)
+
+for relu_of in (torch.relu, F.relu, torch.nn.ReLU()):
+    at_zero = torch.tensor([0.0, 0.0], requires_grad=True)
+    relu_of(at_zero).sum().backward()
+    assert torch.equal(at_zero.grad, torch.zeros(2))
 assert corner.grad.item() == 0.0
+# written as clamp or maximum, the same function gets another number there
+assert corner_slopes == {"h.clamp(min=0)": 1.0, "torch.maximum(h, 0)": 0.5}
 # --8<-- [end:claim-relu-slope-at-zero]
 
 # --8<-- [start:claim-agrees]

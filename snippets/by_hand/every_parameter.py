@@ -56,6 +56,33 @@ assert grad_prediction_hand == grad_prediction.item()
 # one backward() filled the .grad of every parameter of the network
 assert filled == len(parameters)
 assert all(p.grad.shape == p.shape for p in parameters)
+
+
+# but only of the parameters the loss was computed from: a layer the forward
+# pass did not use keeps .grad at None, in networks of several sizes
+class WithSpareHead(torch.nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.used = torch.nn.Linear(width, 1)
+        self.spare = torch.nn.Linear(width, 1)  # this loss does not use it
+
+    def forward(self, batch):
+        return self.used(batch)
+
+
+for width in (1, 3, 50):
+    net = WithSpareHead(width)
+    net(torch.randn(4, width)).pow(2).mean().backward()
+    for name, parameter in net.named_parameters():
+        used = name.startswith("used.")
+        assert (parameter.grad is not None) == used, name
+# a parameter the loss used, through a ReLU closed for every example, gets
+# a .grad full of zeros, not None
+closed = torch.nn.Linear(2, 1)
+with torch.no_grad():
+    closed.bias.fill_(-100.0)
+torch.relu(closed(torch.randn(4, 2))).sum().backward()
+assert torch.equal(closed.weight.grad, torch.zeros(1, 2))
 # --8<-- [end:claim-one-call-fills]
 
 
@@ -85,3 +112,56 @@ inner = [n for n in graph if type(n).__name__ != "AccumulateGrad"]
 assert set(calls) == set(inner) and set(calls.values()) == {1}
 assert [g.shape for g in weights] == [p.shape for p in parameters]
 # --8<-- [end:claim-each-node-once]
+
+
+# --8<-- [start:claim-gradient-at-result]
+# a result used by two later operations: each of them sends back its share,
+# autograd adds the shares, and the node that made the result receives the
+# sum once and turns it into the gradients at its own inputs
+for start_value in (0.3, 2.0, -1.5):
+    weight_fresh = torch.tensor(start_value, requires_grad=True)
+    made = weight_fresh * 3  # made by a MulBackward0
+    total = torch.sin(made) + made.exp()  # used by SinBackward0, ExpBackward0
+    sent = {}  # what each user of the result sent back
+    received = []  # what the node that made the result received
+    for user in (n for n, _ in total.grad_fn.next_functions):
+        user.register_hook(
+            lambda grad_in, grad_out, user=user, sent=sent: sent.__setitem__(
+                user.name(), grad_in[0]
+            )
+        )
+    made.grad_fn.register_prehook(
+        lambda grad_out, received=received: received.append(grad_out[0])
+    )
+    total.backward()
+    assert set(sent) == {"SinBackward0", "ExpBackward0"} and len(received) == 1
+    assert torch.allclose(
+        received[0], sent["SinBackward0"] + sent["ExpBackward0"], rtol=1e-6
+    )
+    assert torch.allclose(
+        received[0], torch.cos(made) + made.exp(), rtol=1e-6, atol=0
+    )
+    assert torch.allclose(weight_fresh.grad, 3 * received[0], rtol=1e-6)
+# --8<-- [end:claim-gradient-at-result]
+
+# --8<-- [start:claim-backward-cost]
+from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+
+# the multiply-adds of the matrix products, counted by PyTorch's own counter,
+# of the forward and of the backward pass of networks of many sizes
+for width in (10, 100, 1000):
+    for depth in (1, 2, 3):
+        layers = []
+        for _ in range(depth):
+            layers += [torch.nn.Linear(width, width), torch.nn.ReLU()]
+        net = torch.nn.Sequential(*layers, torch.nn.Linear(width, 1))
+        forward_count = FlopCounterMode(display=False)
+        with forward_count:
+            net_loss = net(torch.randn(8, width)).pow(2).mean()
+        backward_count = FlopCounterMode(display=False)
+        with backward_count:
+            net_loss.backward()
+        forward_flops = forward_count.get_total_flops()
+        backward_flops = backward_count.get_total_flops()
+        assert 0 < forward_flops <= backward_flops <= 2 * forward_flops
+# --8<-- [end:claim-backward-cost]

@@ -101,3 +101,29 @@ for cls in classes:
 assert y.grad.item() == grad_y_hand  # retained: the dz/dy worked out by hand
 assert x.grad.item() == grad_x_hand
 # --8<-- [end:claim-agrees]
+
+# --8<-- [start:claim-hook-sees-and-changes]
+# a hook on an intermediate result sees the gradient arriving there, and
+# that gradient is not stored; a hook that returns another tensor changes
+# the gradient passed on behind it, here for several starting points
+import warnings  # noqa: E402  (a claim section, left out of the page)
+
+for at in (2.0, -1.0, 0.5):
+    # a hook that only looks
+    base = torch.tensor(at, requires_grad=True)
+    cubed = base**3
+    looked = []
+    cubed.register_hook(lambda g, looked=looked: looked.append(g.item()))
+    (5 * cubed).backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # .grad of a non-leaf
+        stored = cubed.grad
+    assert looked == [5.0] and stored is None
+    assert base.grad.item() == 15 * at**2
+    # a hook that doubles the gradient: the leaf behind it gets twice as much
+    base = torch.tensor(at, requires_grad=True)
+    cubed = base**3
+    cubed.register_hook(lambda g: 2 * g)
+    (5 * cubed).backward()
+    assert base.grad.item() == 2 * 15 * at**2
+# --8<-- [end:claim-hook-sees-and-changes]

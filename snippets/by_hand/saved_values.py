@@ -66,4 +66,77 @@ for name, (result, keeps) in saved.items():
 add_node = (u + v).grad_fn
 kept = [getattr(add_node, a) for a in dir(add_node) if a.startswith("_saved")]
 assert not any(isinstance(k, torch.Tensor) for k in kept)
+# some operations are carried out in steps, and record a node for each step
+import torch.nn.functional as F  # noqa: E402  (a claim section)
+
+
+def nodes_in(root):
+    """The nodes a backward walk from root visits, leaves' nodes left out."""
+    found, todo = [], [root]
+    while todo:
+        node = todo.pop()
+        if node is not None and node not in found:
+            if type(node).__name__ != "AccumulateGrad":
+                found.append(node)
+            todo.extend(n for n, _ in node.next_functions)
+    return found
+
+
+pair = torch.randn(4, requires_grad=True), torch.randn(4, requires_grad=True)
+batched = torch.randn(2, 3, 4, requires_grad=True)
+several_nodes = {
+    "F.cosine_similarity": F.cosine_similarity(*pair, dim=0),
+    "3-D @ 2-D": batched @ torch.randn(4, 5, requires_grad=True),
+}
+for name, result in several_nodes.items():
+    assert len(nodes_in(result.grad_fn)) > 1, name
+for name, (result, _) in saved.items():  # the ones above: one node each
+    assert len(nodes_in(result.grad_fn)) == 1, name
 # --8<-- [end:claim-node-keeps-local-slope]
+
+# --8<-- [start:claim-training-holds-more]
+# what a training step holds that inference on the same batch does not, for
+# networks of several sizes: the saved values, a .grad per weight, and
+# Adam's state, each in storage of its own
+for width in (4, 32, 256):
+    net = torch.nn.Sequential(
+        torch.nn.Linear(width, width),
+        torch.nn.ReLU(),
+        torch.nn.Linear(width, 1),
+    )
+    batch_in = torch.randn(16, width)
+    weights = list(net.parameters())
+    weight_bytes = sum(q.nbytes for q in weights)
+    saved_storages = {}
+
+    def pack(t, saved_storages=saved_storages):
+        storage = t.untyped_storage()
+        saved_storages[storage.data_ptr()] = storage.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        with torch.no_grad():
+            net(batch_in)  # inference: nothing saved
+        assert saved_storages == {}
+        net_loss = net(batch_in).pow(2).mean()  # training: values saved
+    assert sum(saved_storages.values()) >= 16 * width * 4  # at least one
+    net_loss.backward()
+    grads = [q.grad for q in weights]
+    assert all(g.shape == q.shape for g, q in zip(grads, weights, strict=True))
+    held = {q.untyped_storage().data_ptr() for q in weights}
+    grad_storages = {g.untyped_storage().data_ptr() for g in grads}
+    assert len(grad_storages) == len(weights) and not grad_storages & held
+    assert sum(g.nbytes for g in grads) == weight_bytes  # as much again
+    adam = torch.optim.Adam(weights)
+    adam.step()
+    state_tensors = [
+        v
+        for q in weights
+        for v in adam.state[q].values()
+        if v.shape == q.shape
+    ]
+    state_storages = {v.untyped_storage().data_ptr() for v in state_tensors}
+    assert len(state_storages) == 2 * len(weights)
+    assert not state_storages & (held | grad_storages)
+    assert sum(v.nbytes for v in state_tensors) == 2 * weight_bytes
+# --8<-- [end:claim-training-holds-more]

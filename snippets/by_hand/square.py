@@ -23,3 +23,20 @@ assert all(
     for by_hand, grad in zip(hand_slopes, autograd_slopes, strict=True)
 )
 # --8<-- [end:claim-agrees]
+
+# --8<-- [start:claim-built-in-rule]
+# the graph of x**2 is one node, PowBackward0, and its built-in rule for
+# powers (exponent times x to the exponent minus one) gives the slope 2x
+for at in points:
+    base = torch.tensor(at, requires_grad=True)
+    square_of_base = base**2
+    node = square_of_base.grad_fn
+    assert node.name() == "PowBackward0"
+    assert [type(n).__name__ for n, _ in node.next_functions] == [
+        "AccumulateGrad"
+    ]
+    assert node._saved_exponent == 2 and node._saved_self.item() == at
+    upstream = torch.tensor(1.5)  # any gradient arriving at the node
+    returned = node(upstream)  # run the node's rule by itself
+    assert returned.item() == upstream.item() * 2 * at
+# --8<-- [end:claim-built-in-rule]

@@ -28,31 +28,46 @@ for gradient in (10.0, -1.0):  # the gradient changes sign between the steps
 # --8<-- [end:flip]
 
 # --8<-- [start:claim-small-step-lowers]
-# a small enough step of plain gradient descent lowers the loss wherever the
-# gradient is not zero: several losses, several starting points, two sizes
-losses_of = {
-    "w**2": lambda w: (w**2).sum(),
-    "(w - 3)**4 + w": lambda w: ((w - 3) ** 4 + w).sum(),
-    "sin(w) * w": lambda w: (torch.sin(w) * w).sum(),
-    "exp(w) - 2w": lambda w: (torch.exp(w) - 2 * w).sum(),
-    "log(1 + w**2)": lambda w: torch.log1p(w**2).sum(),
+# where the loss is smooth and its gradient is not zero, a small enough step
+# of plain gradient descent lowers it: several losses, several starting
+# points
+smooth_losses = {
+    "w**2": lambda v: (v**2).sum(),
+    "(w - 3)**4 + w": lambda v: ((v - 3) ** 4 + v).sum(),
+    "sin(w) * w": lambda v: (torch.sin(v) * v).sum(),
+    "exp(w) - 2w": lambda v: (torch.exp(v) - 2 * v).sum(),
+    "log(1 + w**2)": lambda v: torch.log1p(v**2).sum(),
 }
 starts = ([-2.0], [-0.5], [0.7], [2.5], [1.0, -1.0, 0.3])
-for name, loss_of in losses_of.items():
+for name, loss_of in smooth_losses.items():
     for start_at in starts:
-        w = torch.tensor(start_at, dtype=torch.float64, requires_grad=True)
-        before = loss_of(w)
-        before.backward()
-        assert w.grad.abs().sum() > 0, (name, start_at)
+        v = torch.tensor(start_at, dtype=torch.float64, requires_grad=True)
+        loss_v = loss_of(v)
+        loss_v.backward()
+        assert v.grad.abs().sum() > 0, (name, start_at)
         with torch.no_grad():
-            w -= 1e-4 * w.grad  # one small step of gradient descent
-            assert loss_of(w) < before, (name, start_at)
+            assert loss_of(v - 1e-4 * v.grad) < loss_v, (name, start_at)
+# at a corner (relu, abs, clamp at 0) autograd reports a number that is not
+# a slope, and a step against it raises the loss however small it is
+corner_losses = {
+    "abs(w) + w/2": lambda v: v.abs() + 0.5 * v,
+    "relu(w) - w/2": lambda v: torch.relu(v) - 0.5 * v,
+    "clamp(w, min=0) - w/2": lambda v: v.clamp(min=0) - 0.5 * v,
+}
+for name, loss_of in corner_losses.items():
+    v = torch.tensor(0.0, dtype=torch.float64, requires_grad=True)
+    loss_v = loss_of(v)
+    loss_v.backward()
+    assert v.grad != 0, name
+    for small_lr in (1e-1, 1e-4, 1e-8):
+        with torch.no_grad():
+            assert loss_of(v - small_lr * v.grad) > loss_v, (name, small_lr)
 # --8<-- [end:claim-small-step-lowers]
 
 # --8<-- [start:claim-no-promise]
 # a small step of gradient descent lowered the loss; a large one raised it
 assert losses[0.1][1] < losses[0.1][0] and losses[1.5][1] > losses[1.5][0]
 # Adam's second step goes the way the gradient points: uphill
-gradient, step = flips[1]
-assert gradient < 0 and step < 0 and gradient * step > 0
+flip_gradient, flip_step = flips[1]
+assert flip_gradient < 0 and flip_step < 0 and flip_gradient * flip_step > 0
 # --8<-- [end:claim-no-promise]

@@ -233,7 +233,7 @@ def explainer(ns):
     titles = [
         "1  Forward: each operation records a node and saves what it needs",
         "2  Backward: start from ∂L/∂L = 1, multiply by local derivatives",
-        "3  Leaves add into .grad, then the graph is freed",
+        "3  After backward(): .grad on the leaves, saved values freed",
     ]
     freed = _freed(root)
     colors = ["C0", "C1", "C2"]

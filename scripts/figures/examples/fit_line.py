@@ -34,7 +34,7 @@ def fit(ns):
     inset.text(
         len(losses) - 1,
         floor * 0.85,
-        f"noise floor {floor:g}",
+        f"noise variance {floor:g}",
         color="C3",
         fontsize=9,
         ha="right",
