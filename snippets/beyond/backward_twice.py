@@ -43,11 +43,11 @@ for code, make in graphs.items():
 
 # --8<-- [start:claim-saved-nothing]
 # graphs whose nodes saved no tensor can be walked again; each walk adds
-for code in ("w.sum()", "(w + 1).sum()"):
-    assert outcomes[code] == ("ran", [2.0, 2.0, 2.0])
+for case in ("w.sum()", "(w + 1).sum()"):
+    assert outcomes[case] == ("ran", [2.0, 2.0, 2.0])
 # graphs with a node that saved a tensor raise
-for code in ("(w * w).sum()", "(w ** 2).sum()"):
-    assert outcomes[code] == ("raised", None)
+for case in ("(w * w).sum()", "(w ** 2).sum()"):
+    assert outcomes[case] == ("raised", None)
 
 
 def saved_tensors(root):
@@ -85,10 +85,10 @@ more = {
     "w @ w": lambda w: w @ w,
 }
 kinds = set()
-for code, make in more.items():
-    saved = saved_tensors(make(torch.ones(3, requires_grad=True)).grad_fn)
-    result, _ = walk_twice(make)
-    assert (result == "raised") == bool(saved), code
+for case, build in more.items():
+    saved = saved_tensors(build(torch.ones(3, requires_grad=True)).grad_fn)
+    outcome, _grad = walk_twice(build)
+    assert (outcome == "raised") == bool(saved), case
     kinds.add(bool(saved))
 assert kinds == {True, False}  # both kinds were tried
 # --8<-- [end:claim-saved-nothing]
