@@ -62,6 +62,11 @@ assert corner_grads["relu"] == 0.0 and whole_grads["relu"] == 0.0
 assert corner_grads["maximum"] == 0.5 == whole_grads["maximum"]
 assert whole_grads["maximum"] == true_grad[0].item()  # right, by its rule
 assert whole_grads["clamp"] == stable_grad[0].item()
+# maximum splits the tie: its other input, the zeros, gets the other half
+tied = torch.zeros(1, requires_grad=True)
+zeros_in = torch.zeros(1, requires_grad=True)
+torch.maximum(tied, zeros_in).sum().backward()
+assert tied.grad.item() == zeros_in.grad.item() == corner_grads["maximum"]
 # --8<-- [end:claim-stable]
 
 
