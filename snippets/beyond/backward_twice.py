@@ -43,11 +43,11 @@ for code, make in graphs.items():
 
 # --8<-- [start:claim-saved-nothing]
 # graphs whose nodes saved no tensor can be walked again; each walk adds
-for code in ("w.sum()", "(w + 1).sum()"):
-    assert outcomes[code] == ("ran", [2.0, 2.0, 2.0])
+for case in ("w.sum()", "(w + 1).sum()"):
+    assert outcomes[case] == ("ran", [2.0, 2.0, 2.0])
 # graphs with a node that saved a tensor raise
-for code in ("(w * w).sum()", "(w ** 2).sum()"):
-    assert outcomes[code] == ("raised", None)
+for case in ("(w * w).sum()", "(w ** 2).sum()"):
+    assert outcomes[case] == ("raised", None)
 
 
 def saved_tensors(root):
@@ -85,10 +85,10 @@ more = {
     "w @ w": lambda w: w @ w,
 }
 kinds = set()
-for code, make in more.items():
-    saved = saved_tensors(make(torch.ones(3, requires_grad=True)).grad_fn)
-    result, _ = walk_twice(make)
-    assert (result == "raised") == bool(saved), code
+for case, build in more.items():
+    saved = saved_tensors(build(torch.ones(3, requires_grad=True)).grad_fn)
+    outcome, _grad = walk_twice(build)
+    assert (outcome == "raised") == bool(saved), case
     kinds.add(bool(saved))
 assert kinds == {True, False}  # both kinds were tried
 # --8<-- [end:claim-saved-nothing]
@@ -109,30 +109,68 @@ assert x.grad.item() == 2 * first  # the second pass added the same again
 
 
 # --8<-- [start:claim-carried-over]
-# what an earlier step leaves behind holds its graph: a running total of the
-# loss, or a hidden state, carried into the next step's loss makes that
-# backward() walk the freed graph again; loss.item() and .detach() cut it
-def two_steps(pattern, cut):
-    """Two steps of a tiny loop; carried is what one step leaves the next."""
+# a second backward() that reaches a part of a graph an earlier backward()
+# walked raises; each pattern with its fix, which does not
+SECOND_TIME = "backward through the graph a second time"
+
+
+def backward_error(pattern, fixed):
+    """The RuntimeError's text for a few steps of a pattern, or None."""
     w = torch.tensor(0.5, requires_grad=True)
     carried = torch.tensor(0.0)
     try:
         for _ in range(2):
-            if pattern == "running total":
-                loss = (w * 3.0 - 1.0) ** 2
-                carried = carried + loss  # the total so far
-                carried.backward()
-                carried = carried.item() if cut else carried
-            else:  # "hidden state", as in a recurrent network
+            if pattern == "two losses":  # sharing h, each its own backward
+                h = torch.tanh(w * 3.0)
+                loss_a, loss_b = (h**2).sum(), (h - 1).abs().sum()
+                if fixed:
+                    (loss_a + loss_b).backward()
+                else:
+                    loss_a.backward()
+                    loss_b.backward()
+            elif pattern == "hidden state":  # as in a recurrent network
                 carried = torch.tanh(w * carried + 1.0)
                 (carried**2).backward()
-                carried = carried.detach() if cut else carried
+                carried = carried.detach() if fixed else carried
+            else:  # "a total backpropagated", each step
+                carried = carried + (w * 3.0 - 1.0) ** 2
+                carried.backward()
+                carried = carried.item() if fixed else carried
     except RuntimeError as error:
-        return "backward through the graph a second time" in str(error)
-    return False
+        return str(error)
+    return None
 
 
-for pattern in ("running total", "hidden state"):
-    assert two_steps(pattern, cut=False), pattern  # the error
-    assert not two_steps(pattern, cut=True), pattern  # and its fix
+for pattern in ("two losses", "hidden state", "a total backpropagated"):
+    message = backward_error(pattern, fixed=False)
+    assert message is not None and SECOND_TIME in message, pattern
+    assert backward_error(pattern, fixed=True) is None, pattern
+
+
+# the usual running total, total += loss after loss.backward(): no error,
+# but the total keeps a reference to every step's graph; loss.item() keeps
+# none
+def graph_nodes(root):
+    """The nodes reachable from root."""
+    found, todo = set(), [root]
+    while todo:
+        node = todo.pop()
+        if node is not None and node not in found:
+            found.add(node)
+            todo.extend(n for n, _ in node.next_functions)
+    return found
+
+
+for steps in (1, 3, 10):
+    w = torch.tensor(0.5, requires_grad=True)
+    total, total_item = 0.0, 0.0
+    for _ in range(steps):
+        step_loss = (w * 3.0 - 1.0) ** 2
+        step_loss.backward()  # raises nothing: no backward walks the total
+        total = total + step_loss
+        total_item += step_loss.item()
+    kinds = [type(n).__name__ for n in graph_nodes(total.grad_fn)]
+    assert kinds.count("PowBackward0") == steps  # one graph per step
+    assert isinstance(total_item, float)  # a plain number holds no graph
+    assert abs(total.item() - total_item) < 1e-6
 # --8<-- [end:claim-carried-over]

@@ -37,6 +37,36 @@ assert torch.allclose(stable, F.softplus(x))  # and gives F.softplus's values
 assert x[0].item() == 0 and stable_grad[0].item() == 1.0
 assert true_grad[0].item() == 0.5
 assert torch.allclose(stable_grad[1:], true_grad[1:])
+# at 0, each operation's own convention: clamp(min=0) passes the gradient on
+# (factor 1), abs gives 0; the sum of the two terms' slopes is clamp's 1.
+# max(x, 0) spelled otherwise: relu gives 0, maximum splits the tie (0.5)
+spellings = {
+    "clamp": lambda u: u.clamp(min=0),
+    "abs": torch.abs,
+    "relu": torch.relu,
+    "maximum": lambda u: torch.maximum(u, torch.zeros_like(u)),
+}
+corner_grads, whole_grads = {}, {}
+for spelling, corner_op in spellings.items():
+    at_zero = torch.zeros(1, requires_grad=True)
+    corner_op(at_zero).sum().backward()
+    corner_grads[spelling] = at_zero.grad.item()
+    # the whole stable formula with this spelling of its first term
+    whole = torch.zeros(1, requires_grad=True)
+    tail = torch.log1p(torch.exp(-whole.abs()))
+    (corner_op(whole) + tail).sum().backward()
+    whole_grads[spelling] = whole.grad.item()
+assert corner_grads["clamp"] == stable_grad[0].item() == 1.0
+assert corner_grads["abs"] == 0.0
+assert corner_grads["relu"] == 0.0 and whole_grads["relu"] == 0.0
+assert corner_grads["maximum"] == 0.5 == whole_grads["maximum"]
+assert whole_grads["maximum"] == true_grad[0].item()  # right, by its rule
+assert whole_grads["clamp"] == stable_grad[0].item()
+# maximum splits the tie: its other input, the zeros, gets the other half
+tied = torch.zeros(1, requires_grad=True)
+zeros_in = torch.zeros(1, requires_grad=True)
+torch.maximum(tied, zeros_in).sum().backward()
+assert tied.grad.item() == zeros_in.grad.item() == corner_grads["maximum"]
 # --8<-- [end:claim-stable]
 
 
@@ -95,14 +125,78 @@ except GradcheckError as e:  # a subclass of RuntimeError
 # --8<-- [end:wrong]
 
 # --8<-- [start:claim-forgetful-columns]
-# gradcheck's analytical Jacobian, one column per output: backward called with
-# a one-hot grad_output for each output gives the same sigmoids every time
-columns = [
-    torch.autograd.grad(ForgetfulSoftplus.apply(points), points, one_hot)[0]
-    for one_hot in torch.eye(points.numel(), dtype=torch.double)
-]
-assert all(torch.equal(c, torch.sigmoid(points.detach())) for c in columns)
-assert issubclass(GradcheckError, RuntimeError)  # a kind of RuntimeError
+# watch what gradcheck hands to backward, for inputs of several sizes: one
+# call per output with grad_output 1 there and 0 elsewhere, that whole round
+# made twice, then calls with zeros (the check of claim-zero-grad-output)
+handed = []
+
+
+class WatchedCalls(Softplus):
+    @staticmethod
+    def backward(ctx, grad_output):
+        handed.append(grad_output.clone())
+        return Softplus.backward(ctx, grad_output)
+
+
+for size in (1, 2, 4, 6):
+    handed.clear()
+    at = torch.linspace(-2.0, 2.0, size, dtype=torch.double)
+    assert torch.autograd.gradcheck(WatchedCalls.apply, (at.requires_grad_(),))
+    one_hots = list(torch.eye(size, dtype=torch.double))
+    assert len(handed) > 2 * size
+    pairs = zip(handed[: 2 * size], one_hots * 2, strict=True)
+    assert all(torch.equal(h, e) for h, e in pairs)
+    assert all(torch.all(h == 0) for h in handed[2 * size :])
+
+# the forgetful backward, watched: for every one-hot grad_output it returns
+# the same sigmoids, so every column of its Jacobian is that list
+returned = []
+
+
+class WatchedForgetful(ForgetfulSoftplus):
+    @staticmethod
+    def backward(ctx, grad_output):
+        handed.append(grad_output.clone())
+        returned.append(ForgetfulSoftplus.backward(ctx, grad_output))
+        return returned[-1]
+
+
+def gradcheck_error(function, inputs):
+    """The GradcheckError gradcheck raises, or None if it passes."""
+    try:
+        torch.autograd.gradcheck(function, inputs)
+    except GradcheckError as error:
+        return error
+    return None
+
+
+handed.clear()
+forgetful_error = gradcheck_error(WatchedForgetful.apply, (points,))
+assert isinstance(forgetful_error, RuntimeError)  # a kind of RuntimeError
+eye = list(torch.eye(points.numel(), dtype=torch.double))
+assert len(handed) == 2 * points.numel()  # twice round, then the mismatch
+assert all(torch.equal(h, e) for h, e in zip(handed, eye * 2, strict=True))
+assert all(torch.equal(r, torch.sigmoid(points.detach())) for r in returned)
+# why twice: a backward whose result drifts from one call to the next, though
+# close enough to the numbers each time, fails on the two rounds differing
+drift = []
+
+
+class Drifting(Softplus):
+    @staticmethod
+    def backward(ctx, grad_output):
+        drift.append(grad_output)
+        return Softplus.backward(ctx, grad_output) * (1 + 1e-3 * len(drift))
+
+
+loose = dict(atol=0.1, rtol=0.1)  # the Jacobians compared: close enough
+drift_error = None
+try:
+    torch.autograd.gradcheck(Drifting.apply, (points,), **loose)
+except GradcheckError as error:
+    drift_error = error
+assert drift_error is not None and "not reentrant" in str(drift_error)
+assert "analytical gradient matches numerical" in str(drift_error)
 # --8<-- [end:claim-forgetful-columns]
 
 # --8<-- [start:one_point]
@@ -178,3 +272,42 @@ for elementwise in (Softplus.apply, torch.sigmoid, torch.tanh, torch.exp):
     assert torch.equal(J_points, torch.diag(J_points.diagonal())), elementwise
     assert torch.equal(J_points, J_points.T), elementwise
 # --8<-- [end:claim-diagonal-symmetric]
+
+# --8<-- [start:claim-gradcheck-nudges]
+# gradcheck's numerical Jacobian: it runs forward at the point, and at the
+# point with one entry moved a tiny step down and up, for each entry in turn
+forward_inputs = []
+
+
+class WatchedForward(Softplus):
+    @staticmethod
+    def forward(ctx, x):
+        forward_inputs.append(x.detach().clone())
+        return Softplus.forward(ctx, x)
+
+
+for size in (1, 3, 4):
+    forward_inputs.clear()
+    at = torch.linspace(-1.0, 1.0, size, dtype=torch.double)
+    assert torch.autograd.gradcheck(
+        WatchedForward.apply, (at.requires_grad_(),)
+    )
+    moves = [seen_x - at.detach() for seen_x in forward_inputs]
+    nudges = [m for m in moves if torch.any(m != 0)]
+    assert len(nudges) == 2 * size  # one step down and one up per entry
+    for entry in range(size):
+        down, up = nudges[2 * entry], nudges[2 * entry + 1]
+        others = [i for i in range(size) if i != entry]
+        assert torch.all(down[others] == 0) and torch.all(up[others] == 0)
+        assert -1e-5 < down[entry].item() < 0 < up[entry].item() < 1e-5
+# and it compares the two Jacobians: a backward off by a factor fails
+
+
+class OffByAFactor(Softplus):
+    @staticmethod
+    def backward(ctx, grad_output):
+        return 1.01 * Softplus.backward(ctx, grad_output)
+
+
+assert gradcheck_error(OffByAFactor.apply, (points,)) is not None
+# --8<-- [end:claim-gradcheck-nudges]

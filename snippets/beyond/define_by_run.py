@@ -32,7 +32,31 @@ for start in (10.0, -6.0):
 # --8<-- [end:paths]
 
 # --8<-- [start:claim-path-taken]
-for _, _, _, slope_hand, autograd in taken:
-    assert autograd == slope_hand  # the derivative of the path that ran
+for row in taken:
+    assert row[4] == row[3]  # autograd: the derivative of the path that ran
+assert slope_hand == a.grad.item()  # the last row's, as the loop computed it
 assert taken[0][2] != taken[1][2]  # the two inputs took different branches
+
+
+# c's graph: only the divisions and the multiplication, one division per
+# halving; the tests b.abs() > limit were recorded too, but off c's graph
+def graph_names(root):
+    """The names of the operation nodes of the graph ending at root."""
+    found, todo = [], [root]
+    while todo:
+        node = todo.pop()
+        if node is not None and node not in found:
+            found.append(node)
+            todo.extend(n for n, _ in node.next_functions)
+    names = (type(n).__name__ for n in found)
+    return sorted(n for n in names if n != "AccumulateGrad")
+
+
+for begin in (10.0, -6.0, 0.5, 100.0):
+    leaf = torch.tensor(begin, requires_grad=True)
+    result, turns, _branch = f(leaf)
+    assert graph_names(result.grad_fn) == ["DivBackward0"] * turns + [
+        "MulBackward0"
+    ]
+    assert leaf.abs().grad_fn is not None  # an abs() of it is recorded
 # --8<-- [end:claim-path-taken]

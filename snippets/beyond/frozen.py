@@ -24,9 +24,127 @@ for name, p in model.named_parameters():
 # --8<-- [end:report]
 
 # --8<-- [start:claim-frozen-untouched]
-for name, p in model.named_parameters():
-    frozen = name.startswith("0.")
-    assert (p.grad is None) == frozen  # only trained ones get a .grad
-    assert torch.equal(p, before[name]) == frozen  # and only they move
-assert model[0](inputs).grad_fn is None  # the frozen layer is not recorded
+import inspect  # noqa: E402  (a claim section, left out of the page)
+
+for param_name, param in model.named_parameters():
+    frozen = param_name.startswith("0.")
+    assert (param.grad is None) == frozen  # only trained ones get a .grad
+    assert torch.equal(param, before[param_name]) == frozen  # only they move
+
+
+# every optimizer in torch.optim, with momentum and weight decay where it has
+# them: a parameter whose .grad is None is skipped. With weight decay, a zero
+# .grad would move it, so the skip is not an update by zero
+def settings(cls):
+    """Momentum and weight decay, for the optimizers that take them."""
+    names = inspect.signature(cls.__init__).parameters
+    wanted = {"momentum": 0.9, "weight_decay": 0.1}
+    return {key: value for key, value in wanted.items() if key in names}
+
+
+all_optimizers = [
+    cls
+    for _, cls in inspect.getmembers(torch.optim, inspect.isclass)
+    if issubclass(cls, torch.optim.Optimizer)
+    and cls is not torch.optim.Optimizer
+]
+assert len(all_optimizers) > 10 and torch.optim.SGD in all_optimizers
+decayed = 0
+for cls in all_optimizers:
+    sparse = cls is torch.optim.SparseAdam  # it takes sparse gradients only
+    no_grad_param = torch.ones(2, 2, requires_grad=True)
+    zero_grad_param = torch.ones(2, 2, requires_grad=True)
+    trained = torch.ones(2, 2, requires_grad=True)
+    chosen = [no_grad_param, trained] + ([] if sparse else [zero_grad_param])
+    opt = cls(chosen, **settings(cls))
+    given = torch.tensor([[1.0, -2.0], [0.5, 3.0]])
+
+    def closure(given=given, sparse=sparse, t=trained, z=zero_grad_param):
+        t.grad = given.to_sparse() if sparse else given.clone()
+        z.grad = torch.zeros(2, 2)
+        return (t * given).sum()
+
+    for _ in range(3):
+        opt.step(closure)
+    assert no_grad_param.grad is None, cls
+    assert torch.equal(no_grad_param.detach(), torch.ones(2, 2)), cls
+    assert not torch.equal(trained.detach(), torch.ones(2, 2)), cls
+    if "weight_decay" in settings(cls):
+        decayed += 1
+        assert not torch.equal(zero_grad_param.detach(), torch.ones(2, 2)), cls
+assert decayed > 10
 # --8<-- [end:claim-frozen-untouched]
+
+# --8<-- [start:claim-frozen-not-recorded]
+# the frozen first layer leaves no node in the graph, and so nothing saved
+# for its backward; it is recorded if its weights or the input require grad
+
+
+def graph_of(root):
+    """The nodes of the graph ending at root."""
+    found, todo = [], [root]
+    while todo:
+        node = todo.pop()
+        if node is not None and node not in found:
+            found.append(node)
+            todo.extend(n for n, _ in node.next_functions)
+    return found
+
+
+def saved_count(nodes):
+    """How many tensors the nodes saved for backward."""
+    count = 0
+    for node in nodes:
+        for attr in dir(node):
+            if attr.startswith("_saved_"):
+                count += isinstance(getattr(node, attr), torch.Tensor)
+    return count
+
+
+copy = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+copy.load_state_dict(model.state_dict())  # the same net, first layer trained
+cases = {
+    "frozen": (model, inputs),
+    "trained": (copy, inputs),
+    "input requires grad": (model, inputs.clone().requires_grad_()),
+}
+addmm, saved = {}, {}
+for case, (net, data) in cases.items():
+    nodes = graph_of(net(data).grad_fn)
+    addmm[case] = [n for n in nodes if type(n).__name__ == "AddmmBackward0"]
+    saved[case] = saved_count(nodes)
+assert len(addmm["frozen"]) == 1  # the second layer's only
+assert len(addmm["trained"]) == 2 and len(addmm["input requires grad"]) == 2
+assert saved["frozen"] < saved["trained"]  # fewer tensors saved
+assert saved["frozen"] < saved["input requires grad"]
+assert model[0](inputs).grad_fn is None  # the frozen layer is not recorded
+# --8<-- [end:claim-frozen-not-recorded]
+
+# --8<-- [start:claim-leftover-grad]
+# freezing does not clear a .grad a parameter already has: with zeros left
+# in it (zero_grad(set_to_none=False)), momentum and weight decay still move
+# the frozen parameter; with .grad set to None, nothing does
+for make in (
+    lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9),
+    lambda ps: torch.optim.Adam(ps, lr=0.1),
+    lambda ps: torch.optim.AdamW(ps, lr=0.1),
+    lambda ps: torch.optim.SGD(ps, lr=0.1, weight_decay=0.1),
+):
+    moved_after = {}
+    for leftover in ("gradient", "zeros", "None"):
+        torch.manual_seed(1)
+        net = nn.Linear(2, 1)
+        opt = make(list(net.parameters()))
+        net(torch.randn(4, 2)).pow(2).mean().backward()
+        opt.step()  # one ordinary step
+        if leftover == "zeros":
+            opt.zero_grad(set_to_none=False)
+        elif leftover == "None":
+            opt.zero_grad()  # by default: .grad = None
+            assert all(q.grad is None for q in net.parameters())
+        net.requires_grad_(False)  # frozen now
+        kept = net.weight.detach().clone()
+        opt.step()
+        moved_after[leftover] = not torch.equal(net.weight, kept)
+    assert moved_after == {"gradient": True, "zeros": True, "None": False}
+# --8<-- [end:claim-leftover-grad]

@@ -13,6 +13,17 @@ print("x.grad:  ", x.grad)
 # --8<-- [start:claim-grad-returns]
 assert x.grad is None  # autograd.grad added nothing into .grad
 assert dy_dx.item() == 3 * x.item() ** 2  # what it returned: 3x², by hand
+# over graphs with another leaf, not asked for, and a non-leaf that called
+# retain_grad(): the leaves' .grad stay None; the retained one's is filled
+for power in (1, 2, 3):
+    asked = torch.tensor(3.0, requires_grad=True)
+    other = torch.tensor(2.0, requires_grad=True)  # a leaf not asked for
+    kept = asked * other
+    kept.retain_grad()
+    (returned,) = torch.autograd.grad(kept**power, asked)
+    assert asked.grad is None and other.grad is None
+    assert returned.item() == power * kept.item() ** (power - 1) * other.item()
+    assert kept.grad.item() == power * kept.item() ** (power - 1)
 # --8<-- [end:claim-grad-returns]
 
 # --8<-- [start:second]
@@ -28,8 +39,8 @@ print(f"by hand: 3x² = {3 * x.item() ** 2:g}   6x = {6 * x.item():g}")
 assert dy_dx.grad_fn is not None  # create_graph=True recorded the backward
 # autograd's first and second derivatives are the hand 3x² and 6x
 assert dy_dx.item() == 3 * x.item() ** 2 and d2y_dx2.item() == 6 * x.item()
-y = x**3
-assert torch.autograd.grad(y, x)[0].grad_fn is None  # without it: a number
+cube = x**3
+assert torch.autograd.grad(cube, x)[0].grad_fn is None  # without it: a number
 # the same for other functions: without create_graph the gradient has no
 # history and cannot be differentiated again; with it, it can
 for f in (lambda u: u**3, torch.sin, torch.exp, lambda u: u * u + u):
@@ -45,6 +56,30 @@ for f in (lambda u: u**3, torch.sin, torch.exp, lambda u: u * u + u):
     assert g.grad_fn is not None
     assert torch.autograd.grad(g, x)[0].grad_fn is None
 # --8<-- [end:claim-create-graph]
+
+
+# --8<-- [start:claim-constant-derivative]
+# a first derivative that does not depend on x: even with create_graph=True
+# it has no grad_fn, and differentiating it again raises, instead of giving 0
+def second_grad_error(first):
+    """The RuntimeError autograd.grad(first, x) raises, or None."""
+    try:
+        torch.autograd.grad(first, x)
+    except RuntimeError as error:
+        return str(error)
+    return None
+
+
+linear = (lambda u: 2 * u, lambda u: u + 1, lambda u: u.sum(), lambda u: -u)
+for f in linear:
+    (g,) = torch.autograd.grad(f(x), x, create_graph=True)
+    assert g.grad_fn is None and not g.requires_grad
+    message = second_grad_error(g)
+    assert message is not None and "does not require grad" in message
+# while one that depends on x, even through a product, has a grad_fn
+(g,) = torch.autograd.grad(x * x, x, create_graph=True)
+assert g.grad_fn is not None and second_grad_error(g) is None
+# --8<-- [end:claim-constant-derivative]
 
 # --8<-- [start:curves]
 xs = torch.linspace(-3.5, 3.5, 141, requires_grad=True)

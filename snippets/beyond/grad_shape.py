@@ -31,3 +31,26 @@ for shape in ((), (1,), (4,), (2, 5), (3, 1, 2), (2, 2, 2, 2)):
     (t.sin() * 3).sum().backward()
     assert t.grad.shape == t.shape, shape
 # --8<-- [end:claim-grad-shape]
+
+# --8<-- [start:claim-rows-are-upstream]
+# why: output i is the dot product of the input with row i, so row i of the
+# gradient is the input times the gradient arriving at output i; .sum() sends
+# 1 to each output, .mean() 1/2, a weighted sum its weights
+reductions = {
+    "sum": lambda o: o.sum(),
+    "mean": lambda o: o.mean(),
+    "weighted": lambda o: o[0] + 5 * o[1],
+}
+arriving = {}
+for name, reduce in reductions.items():
+    weights = torch.ones(2, 3, requires_grad=True)
+    outputs = weights @ inputs
+    (arriving[name],) = torch.autograd.grad(
+        reduce(outputs), outputs, retain_graph=True
+    )
+    reduce(outputs).backward()
+    assert torch.equal(weights.grad, torch.outer(arriving[name], inputs))
+assert torch.equal(arriving["sum"], torch.ones(2))  # so rows = the input
+assert torch.equal(arriving["mean"], torch.full((2,), 0.5))
+assert not torch.equal(arriving["weighted"][0], arriving["weighted"][1])
+# --8<-- [end:claim-rows-are-upstream]

@@ -68,3 +68,33 @@ inside = (2 * y.detach()).abs() <= limit
 assert torch.equal(x.grad[inside], plain_grad[inside])
 assert not torch.equal(x.grad[~inside], plain_grad[~inside])
 # --8<-- [end:claim-clip]
+
+# --8<-- [start:claim-clip-tools]
+# after backward, on the .grad of parameters: clip_grad_value_ clamps each
+# entry to [-limit, limit], as the hook did; clip_grad_norm_ scales all of
+# them by one factor when their norm is above the limit, entries inside the
+# limit included
+torch.manual_seed(0)
+layers = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
+params = list(layers.parameters())
+for bound in (0.25, 0.5, 1.0):
+    layers.zero_grad()
+    layers(torch.randn(5, 3)).pow(2).sum().backward()
+    grads = [q.grad.clone() for q in params]
+    torch.nn.utils.clip_grad_value_(params, bound)
+    for q, g in zip(params, grads, strict=True):
+        assert torch.equal(q.grad, g.clamp(-bound, bound))
+    for q, g in zip(params, grads, strict=True):
+        q.grad = g.clone()
+    norm = torch.linalg.vector_norm(torch.cat([g.flatten() for g in grads]))
+    assert norm > bound  # so clip_grad_norm_ scales
+    torch.nn.utils.clip_grad_norm_(params, bound)
+    scale = bound / (norm + 1e-6)  # its factor
+    for q, g in zip(params, grads, strict=True):
+        assert torch.allclose(q.grad, g * scale, rtol=1e-5, atol=1e-9)
+    before_clip = torch.cat([g.flatten() for g in grads])
+    after = torch.cat([q.grad.flatten() for q in params])
+    inside = (before_clip.abs() <= bound) & (before_clip != 0)
+    assert inside.any()
+    assert torch.all(after[inside].abs() < before_clip[inside].abs())
+# --8<-- [end:claim-clip-tools]

@@ -19,16 +19,18 @@ except RuntimeError as e:
 # --8<-- [end:version]
 
 # --8<-- [start:claim-saved-version]
-b = a.sigmoid()
-assert b._version == 0
-b.mul_(2)
-assert b._version == 1  # each in-place edit counts one version up
+fresh = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+edited = fresh.sigmoid()
+assert edited._version == 0
+edited.mul_(2)
+assert edited._version == 1  # each in-place edit counts one version up
+refused = None
 try:
-    b.sum().backward()
-except RuntimeError:
-    pass
-else:
-    raise AssertionError("backward through a changed saved tensor succeeded")
+    edited.sum().backward()
+except RuntimeError as error:
+    refused = str(error)
+assert refused is not None and "modified by an inplace operation" in refused
+assert fresh.grad is None  # backward refused: no gradient was computed
 # each in-place edit, of whatever kind, counts the version up by one
 edits = (
     lambda t: t.add_(1),
@@ -37,10 +39,42 @@ edits = (
     lambda t: t.__setitem__(0, 5.0),  # t[0] = 5
 )
 for edit in edits:
-    before = b._version
-    edit(b)
-    assert b._version == before + 1, edit
+    before = edited._version
+    edit(edited)
+    assert edited._version == before + 1, edit
 # --8<-- [end:claim-saved-version]
+
+# --8<-- [start:claim-inplace-forms]
+# the forms of an in-place edit: a method ending in _, x += ..., assignment
+# to part of a tensor, and inplace=True; each counts the version up and makes
+# the sigmoid's backward refuse
+forms = (
+    lambda t: t.mul_(2),
+    lambda t: t.__iadd__(1),  # t += 1
+    lambda t: t.__setitem__(0, 0.0),  # t[0] = 0
+    lambda t: t.__setitem__(t > 0.8, 0.0),  # t[t > 0.8] = 0
+    lambda t: torch.nn.functional.relu(t, inplace=True),
+    lambda t: torch.nn.ReLU(inplace=True)(t),
+)
+
+
+def inplace_error(root):
+    """The RuntimeError's text from root.backward(), or None."""
+    try:
+        root.backward()
+    except RuntimeError as error:
+        return str(error)
+    return None
+
+
+for form in forms:
+    leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    squashed = leaf.sigmoid()
+    form(squashed)
+    assert squashed._version == 1, form
+    found = inplace_error(squashed.sum())
+    assert found is not None and "modified by an inplace operation" in found
+# --8<-- [end:claim-inplace-forms]
 
 # --8<-- [start:fixes]
 b = a.sigmoid() * 2  # fix: a new tensor; the saved one stays untouched
@@ -75,7 +109,7 @@ assert failed
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 b = a * 3  # b is the output of a multiplication
 c = b**2  # the power node saves b
-b.mul_(2)  # then b changes in place
+b.add_(1)  # then an addition changes b in place
 try:
     c.sum().backward()
 except RuntimeError as e:
@@ -90,7 +124,7 @@ with warnings.catch_warnings(record=True) as caught:  # keep what it reports
         a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
         b = a * 3
         c = b**2
-        b.mul_(2)
+        b.add_(1)
         try:
             c.sum().backward()
         except RuntimeError:
@@ -111,9 +145,46 @@ print("  the forward line that made it:", lines[here + 1].strip())
 # --8<-- [end:anomaly]
 
 # --8<-- [start:claim-anomaly-names-saver]
-# the message names the node that made the changed tensor: the multiplication
-assert "which is output 0 of Mul," in message
+# the message names the last operation that wrote b: the in-place addition,
+# not the multiplication that made b, nor the power node that saved it
+assert "which is output 0 of Add," in message
 # anomaly mode names the node that saved it and failed, and its forward line
 assert lines[0].startswith("Error detected in PowBackward0")
 assert lines[here + 1].strip() == "c = b**2"
 # --8<-- [end:claim-anomaly-names-saver]
+
+# --8<-- [start:claim-message-names-writer]
+# a tensor a node saved as its input: the message names the last operation
+# that wrote it, the in-place edit, whatever made it
+makers = (lambda u: u * 3, lambda u: u + 1, torch.sigmoid)
+edits = {"Add": lambda t: t.add_(1), "Mul": lambda t: t.mul_(2)}
+for make in makers:
+    for writer, edit in edits.items():
+        leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        made = make(leaf)
+        saved_by_pow = made**2  # the power node saves made, its input
+        edit(made)
+        found = inplace_error(saved_by_pow.sum())
+        assert f"which is output 0 of {writer}," in found
+# a tensor a node saved as its own output: the message names that node
+for node, make in {"Sigmoid": torch.sigmoid, "Tanh": torch.tanh}.items():
+    for edit in edits.values():
+        leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        made = make(leaf)
+        edit(made)
+        assert f"which is output 0 of {node}," in inplace_error(made.sum())
+# a tensor no recorded operation made: input data saved by a
+# multiplication, and a leaf edited under no_grad; no operation is named
+weights = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+data = torch.tensor([0.5, 0.5, 0.5])
+product = (weights * data).sum()  # the multiplication saves data
+data.mul_(2)
+no_history = [inplace_error(product)]
+squared = (weights * weights).sum()  # saves weights
+with torch.no_grad():
+    weights.mul_(2)
+no_history.append(inplace_error(squared))
+for found in no_history:
+    assert "modified by an inplace operation" in found
+    assert "which is output" not in found
+# --8<-- [end:claim-message-names-writer]

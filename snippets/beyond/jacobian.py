@@ -64,6 +64,39 @@ _, vjp_of = torch.func.vjp(softmax, logits)
 for i, one_hot in enumerate(torch.eye(len(logits))):
     (row,) = vjp_of(one_hot)
     assert torch.allclose(row, J_softmax[i])
+
+# and that is how jacrev builds it: watched in the backward of f(x) = A x,
+# jacrev calls backward once, with a batch (vmap) of grad_outputs that is
+# the one-hot vector of each output, and the rows it returns are J = A
+handed_batches = []
+
+
+class Mix(torch.autograd.Function):
+    generate_vmap_rule = True  # so that torch.func can batch it
+
+    @staticmethod
+    def forward(matrix, u):
+        return matrix @ u
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (matrix,) = ctx.saved_tensors
+        # the batch vmap runs the backward over, unwrapped (internal API)
+        handed_batches.append(torch._C._functorch.get_unwrapped(grad_output))
+        return None, matrix.T @ grad_output
+
+
+for outputs in (1, 3, 5):
+    handed_batches.clear()
+    A = torch.arange(outputs * 4, dtype=torch.float).reshape(outputs, 4)
+    J_mix = jacrev(lambda u, A=A: Mix.apply(A, u))(torch.ones(4))
+    assert len(handed_batches) == 1  # one batched backward
+    assert torch.equal(handed_batches[0], torch.eye(outputs))  # one-hot rows
+    assert torch.equal(J_mix, A)
 # --8<-- [end:claim-rows-are-vjps]
 
 # --8<-- [start:claim-vjp-no-jacobian]
@@ -88,3 +121,65 @@ assert len(passing) == len(chain) - 1
 assert all(g == shape == big.shape for g, shape in passing)
 assert big.grad.shape == big.shape
 # --8<-- [end:claim-vjp-no-jacobian]
+
+# --8<-- [start:claim-one-pass]
+# one backward pass runs each node of the graph once, whatever the number of
+# inputs, and gives the gradient for every input
+for size in (1, 10, 1000, 200_000):
+    inputs_here = torch.linspace(-1.0, 1.0, size, requires_grad=True)
+    # u * u + u: the node of u feeds three edges, and still runs once
+    ops = [torch.sin, lambda u: u * u + u, torch.exp, torch.tanh]
+    out_here = inputs_here
+    for op in ops:
+        out_here = op(out_here)
+    root = out_here.sum()
+    runs, todo, nodes = [], [root.grad_fn], []
+    while todo:
+        node = todo.pop()
+        if node is not None and node not in nodes:
+            nodes.append(node)
+            node.register_prehook(lambda g, n=node, r=runs: r.append(n))
+            todo.extend(n for n, _ in node.next_functions)
+    root.backward()
+    assert sorted(map(id, runs)) == sorted(map(id, nodes)), size
+    assert inputs_here.grad.shape == inputs_here.shape
+# --8<-- [end:claim-one-pass]
+
+# --8<-- [start:claim-jacobian-cost]
+import math  # noqa: E402  (a claim section, left out of the page)
+
+# torch.autograd.functional.jacobian makes one backward pass per output
+backward_calls = []
+
+
+class Watched(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, matrix, u):
+        ctx.save_for_backward(matrix)
+        return matrix @ u
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        backward_calls.append(grad_output.clone())
+        (matrix,) = ctx.saved_tensors
+        return None, matrix.T @ grad_output
+
+
+for outputs in (1, 3, 5):
+    backward_calls.clear()
+    A = torch.arange(outputs * 4, dtype=torch.float).reshape(outputs, 4)
+    J_watched = torch.autograd.functional.jacobian(
+        lambda u, A=A: Watched.apply(A, u), torch.ones(4)
+    )
+    assert len(backward_calls) == outputs  # one per output
+    assert torch.equal(torch.stack(backward_calls), torch.eye(outputs))
+    assert torch.equal(J_watched, A)
+# for a function with one number out, the Jacobian is the gradient, in the
+# shape of the input, as .grad has
+for shape in ((3,), (2, 3)):
+    point = torch.linspace(-1.0, 1.0, 6)[: math.prod(shape)].reshape(shape)
+    row_J = jacrev(lambda u: (u**3).sum())(point)
+    leaf = point.clone().requires_grad_()
+    (leaf**3).sum().backward()
+    assert row_J.shape == point.shape and torch.equal(row_J, leaf.grad)
+# --8<-- [end:claim-jacobian-cost]

@@ -70,4 +70,46 @@ for batch in (1, 5, 32):
     for one, target_one in zip(some_inputs, some_targets, strict=True):
         counted_loss(w.clone().requires_grad_(), one, target_one).backward()
     assert len(calls) == batch
+
+# and on the backward side: an operation whose backward is watched is run
+# backward once under vmap(grad(...)), for the whole batch; the loop runs
+# one backward per example
+backward_runs = []
+
+
+class WatchedSquare(torch.autograd.Function):
+    generate_vmap_rule = True  # so that vmap can batch it
+
+    @staticmethod
+    def forward(u):
+        return u**2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        backward_runs.append(1)
+        (u,) = ctx.saved_tensors
+        return 2 * u * grad_output
+
+
+def watched_loss(w, x, target):
+    return WatchedSquare.apply(x @ w - target)
+
+
+for batch in (1, 5, 32):
+    some_inputs, some_targets = torch.ones(batch, 3), torch.zeros(batch)
+    backward_runs.clear()
+    grads = vmap(grad(watched_loss), in_dims=(None, 0, 0))(
+        w, some_inputs, some_targets
+    )
+    assert len(backward_runs) == 1 and grads.shape == (batch, 3)
+    expected = 2 * (some_inputs @ w - some_targets)[:, None] * some_inputs
+    assert torch.allclose(grads, expected)
+    backward_runs.clear()
+    for one, target_one in zip(some_inputs, some_targets, strict=True):
+        watched_loss(w.clone().requires_grad_(), one, target_one).backward()
+    assert len(backward_runs) == batch
 # --8<-- [end:claim-one-batched-pass]
