@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+import os
 import sys
 import types
 from dataclasses import dataclass, field
@@ -333,7 +334,8 @@ class Watch:
                 changed.append(f"changes `{name}` in place (its version counter or its .grad)")
         for owner, functions in self.modules.items():
             for attr, value in functions.items():
-                if vars(owner).get(attr) is not value:
+                now = vars(owner).get(attr)
+                if now is not value and not _installed_wrapper(now, value):
                     changed.append(f"replaces {owner.__name__}.{attr}")
         return changed
 
@@ -353,6 +355,28 @@ class Watch:
                     found[id(owner)] = owner
         found[id(Ledger)] = Ledger
         return list(found.values())
+
+
+_INSTALLED = tuple(
+    os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}
+)
+
+
+def _installed_wrapper(now, before) -> bool:
+    """Whether `now` is an installed package's own wrapper of `before` (its __wrapped__ chain
+    reaches it, and its code is the package's): torch wraps torch.manual_seed so when a first
+    optimizer step imports torch._dynamo. A wrapper the snippet wrote is no such thing."""
+    code = getattr(now, "__code__", None)
+    if code is None or not os.path.realpath(code.co_filename).startswith(_INSTALLED):
+        return False
+    seen = now
+    for _ in range(10):
+        seen = getattr(seen, "__wrapped__", None)
+        if seen is None:
+            return False
+        if seen is before:
+            return True
+    return False
 
 
 def _replaceable(value) -> bool:
