@@ -282,3 +282,21 @@ def test_a_claim_that_catches_its_own_failures_cannot_fail(section, why):
 
     found = vacuous.catches_failures(ast.parse(section).body)
     assert (found is None) if why is None else (why in found[1]), found
+
+
+@pytest.mark.unit
+def test_only_an_installed_packages_own_wrapper_may_stand_in_for_a_function():
+    import contextlib
+    import functools
+
+    from docpipe.run import ledger
+
+    def seed(n):
+        yield n
+
+    installed = contextlib.contextmanager(seed)  # code in the standard library, wraps seed
+    assert ledger._installed_wrapper(installed, seed)
+    written = functools.wraps(seed)(lambda n: None)  # a snippet's wrapper, its code its own
+    assert not ledger._installed_wrapper(written, seed)
+    assert not ledger._installed_wrapper(contextlib.contextmanager(lambda: None), seed)
+    assert not ledger._installed_wrapper(len, seed)  # a builtin in its place

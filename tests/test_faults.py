@@ -280,12 +280,35 @@ def test_an_unknown_normaliser_is_named(recorded):
     )
 
 
-def test_a_broken_metadata_file_is_named_with_its_line(recorded):
-    recorded.write("snippets/snippets.toml", "[defaults]\ntimeout 60\n")
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("[defaults]\ntimeout 60\n", "snippets/snippets.toml:2: Expected '=' after a key"),
+        (
+            '["good.py"]\ntimeout = 5\n\n["good.py"]\nduration = 1\n',
+            "snippets/snippets.toml:4: Cannot declare ('good.py',) twice",
+        ),
+    ],
+)
+def test_a_broken_metadata_file_is_named_with_its_line(recorded, text, said):
+    recorded.write("snippets/snippets.toml", text)
     run = recorded.regen()
     assert run.returncode == 2
-    assert run.stderr.startswith("error: snippets/snippets.toml: Expected '=' after a key")
-    assert "(at line 2, column 9)" in run.stderr
+    assert run.stderr.startswith(f"error: {said}")
+    assert "(at line" not in run.stderr  # the line is said once, as path:line:
+
+
+@pytest.mark.parametrize("where", ["a file", "under a file"])
+def test_a_report_that_cannot_be_written_is_said_before_the_check(recorded, tmp_path, where):
+    (tmp_path / "report").write_text("a file, not a folder")
+    target = tmp_path / "report" if where == "a file" else tmp_path / "report" / "inside"
+    run = recorded.regen("--check", "--report", str(target))
+    assert run.returncode == 2
+    assert run.stderr.startswith(
+        f"error: {target}: --report needs a folder to write index.html in ("
+    ), run.stderr
+    assert "Traceback" not in run.stderr
+    assert "checked" not in run.stdout  # nothing was run
 
 
 def test_missing_include_file_and_section_are_named(recorded):

@@ -95,6 +95,10 @@ def load(project: Project) -> Catalog:
         text = meta.read_text(encoding="utf-8") if meta.exists() else ""
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
+        # tomllib ends its message with "(at line N, column M)": the line goes in its place
+        at = re.search(r"\s*\(at line (\d+), column \d+\)$", str(e))
+        if at:
+            raise CatalogError(str(e)[: at.start()], where, int(at[1])) from None
         raise CatalogError(f"{e}", where) from None
     except (OSError, UnicodeDecodeError) as e:
         raise CatalogError(f"cannot be read ({e})", where) from None

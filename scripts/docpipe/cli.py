@@ -8,6 +8,7 @@ or nav): things only an author can fix, so regen writes nothing and --check list
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -116,6 +117,9 @@ def main(argv: list[str] | None = None, project: Project | None = None) -> int:
     except (catalog.CatalogError, DocpipeError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    if args.report and (unwritable := _report_folder(Path(args.report))):
+        print(f"error: {unwritable}", file=sys.stderr)  # said before the check, not after it
+        return 2
     opts = pipeline.Options(
         jobs=args.jobs,
         fork=fork_available() and not args.no_fork,
@@ -137,6 +141,17 @@ def main(argv: list[str] | None = None, project: Project | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted: every generated file is its old or its new version", file=sys.stderr)
         return 130
+
+
+def _report_folder(folder: Path) -> str:
+    """Why `--report` cannot write its index.html in this folder, or "" (it is made now)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        return f"{folder}: --report needs a folder to write index.html in ({e.strerror})"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"{folder}: --report needs a folder to write index.html in (not writable)"
+    return ""
 
 
 def _progress(total: int, label: str):

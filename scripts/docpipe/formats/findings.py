@@ -21,5 +21,12 @@ def publish(result, report_dir: str | None) -> None:
     if report_dir:
         from docpipe.formats import html
 
-        path = html.write(result, Path(report_dir))
+        try:
+            path = html.write(result, Path(report_dir))
+        except OSError as e:  # the folder was checked before the run; a full disk since
+            print(
+                f"error: {report_dir}: cannot write the drift report ({e.strerror})",
+                file=sys.stderr,
+            )
+            return
         print(f"drift report: {path}", file=sys.stderr)
