@@ -9,6 +9,7 @@ a queue) and DataLoader workers; its recorded output is compared with a reader's
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -17,7 +18,8 @@ import pytest
 
 from conftest import make_sandbox, reader_machine
 
-pytestmark = pytest.mark.integration
+# one worker records the sandbox once for every test of the module
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("seal")]
 
 DOORS = """
 import errno
@@ -112,12 +114,12 @@ def sealed(tmp_path_factory):
     server.bind(("127.0.0.1", 0))
     server.listen()
     abstract = socket.socket(socket.AF_UNIX)
-    abstract.bind(b"\0docpipe-test-seal")
+    name = f"docpipe-test-seal-{os.getpid()}"  # abstract names are the machine's: unique
+    abstract.bind(b"\0" + name.encode())
     abstract.listen()
     machine = subprocess.Popen(["sleep", "300"])
     constants = (
-        f"MACHINE_PID = {machine.pid}\nPORT = {server.getsockname()[1]}\n"
-        "ABSTRACT = b'\\0docpipe-test-seal'\n"
+        f"MACHINE_PID = {machine.pid}\nPORT = {server.getsockname()[1]}\nABSTRACT = b'\\0{name}'\n"
     )
     box.write("snippets/doors.py", constants + DOORS)
     box.write("snippets/processes.py", PROCESSES)
@@ -180,3 +182,37 @@ def test_multiprocessing_and_dataloader_workers_run_as_on_a_readers_machine(seal
     assert shown == reader.stdout + reader.stderr
     assert "forkserver pool: [0, 1, 4, 9]" in shown
     assert "DataLoader workers:" in shown
+
+
+def test_a_snippet_over_its_memory_limit_fails_naming_it(tmp_path):
+    box = make_sandbox(tmp_path)
+    box.write(
+        "snippets/snippets.toml",
+        '[defaults]\ntimeout = 60\n\n["hog.py"]\nmemory = 256\n\n["tensors.py"]\nmemory = 256\n',
+    )
+    box.write("snippets/hog.py", "held = bytearray(1 << 30)\n")
+    box.write("snippets/tensors.py", "import torch\n\nheld = torch.ones(1 << 28)\n")
+    box.write("docs/index.md", PAGE.format(name="hog") + PAGE.format(name="tensors")[9:])
+    run = box.regen()
+    assert run.returncode == 1
+    limit = (
+        " (the runner limits a snippet's process to 256 MiB of memory: raise `memory` for it"
+        " in snippets/snippets.toml)"
+    )
+    failed = [line.strip() for line in run.stderr.splitlines() if "FAILED snippets/" in line]
+    assert f"FAILED snippets/hog.py:1: MemoryError: {limit}" in failed
+    tensors = next(line for line in failed if line.startswith("FAILED snippets/tensors.py:3:"))
+    assert "can't allocate memory" in tensors and tensors.endswith(limit)
+
+
+@pytest.mark.unit
+def test_runs_start_only_while_their_memory_limits_fit_in_the_machine():
+    from docpipe.run import machine, pool
+    from docpipe.run.messages import Job
+
+    share = machine.memory_mib() * 3 // 4
+    big = Job("/r", "big", {}, 1, memory=share // 2 + 1)
+    assert pool._fits([(big, 1.0)], {})  # one run alone always starts
+    assert not pool._fits([(big, 1.0)], {"a": (None, big, 0.0, 1.0)})  # two would not fit
+    small = Job("/r", "small", {}, 1, memory=share // 2 - 1)
+    assert pool._fits([(small, 1.0)], {"a": (None, small, 0.0, 1.0)})

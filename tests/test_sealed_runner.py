@@ -30,7 +30,7 @@ pytestmark = pytest.mark.unit
     [
         (
             "[defaults]\ntimout = 60\n",
-            "snippets.toml:2: [defaults] has unknown setting 'timout' (known: timeout)",
+            "snippets.toml:2: [defaults] has unknown setting 'timout' (known: memory, timeout)",
         ),
         (
             "# settings\n\n[defaults]\ntimeout = 0\n",
@@ -44,7 +44,7 @@ pytestmark = pytest.mark.unit
         (
             '[defaults]\ntimeout = 9\n\n["examples/fit_line.py"]\nduraton = 1\n',
             "snippets.toml:5: [\"examples/fit_line.py\"] has unknown setting 'duraton'"
-            " (known: duration, normalise, timeout, values)",
+            " (known: duration, memory, normalise, timeout, values)",
         ),
         (
             '["examples/fit_line.py"]\ntimeout = -1\n',

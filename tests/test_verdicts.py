@@ -42,7 +42,8 @@ Some prose.
 CASES = {
     "settings": (
         lambda box: box.write("snippets/snippets.toml", "[defaults]\ntimout = 60\n"),
-        "snippets/snippets.toml:2: [defaults] has unknown setting 'timout' (known: timeout)",
+        "snippets/snippets.toml:2: [defaults] has unknown setting 'timout' (known: memory,"
+        " timeout)",
     ),
     "a section no longer shown": (
         lambda box: box.write(

@@ -13,12 +13,15 @@ from docpipe.project import Project, Snippet
 
 DEFAULT_TIMEOUT = 120.0  # seconds; generous, since a snippet normally takes milliseconds
 DEFAULT_DURATION = 0.1  # seconds; what sharding assumes for a snippet with no recorded duration
+# MiB: the most memory a snippet's process may allocate (docpipe.run.execute); the pool starts
+# no more runs at once than their limits fit in the machine's memory (docpipe.run.pool).
+DEFAULT_MEMORY = 4096
 # Rules a page's phrase can be excepted from (text = [phrases]), and the one rule for a file.
 PHRASE_RULES = ("number-in-prose", "typed-number", "general-sentence", "agreement-asserted")
 EXCEPTION_RULES = ("not-on-a-page", *PHRASE_RULES)
 EXCEPTION_KEYS = {"path", "rule", "reason", "text"}
-SNIPPET_KEYS = {"timeout", "duration", "values", "normalise"}
-DEFAULT_KEYS = {"timeout"}
+SNIPPET_KEYS = {"timeout", "duration", "memory", "values", "normalise"}
+DEFAULT_KEYS = {"timeout", "memory"}
 
 
 class CatalogError(SettingsError):
@@ -29,6 +32,7 @@ class CatalogError(SettingsError):
 class Settings:
     timeout: float = DEFAULT_TIMEOUT
     duration: float = DEFAULT_DURATION
+    memory: int = DEFAULT_MEMORY  # MiB
     values: dict[str, str] = field(default_factory=dict)  # name -> f-string over the run's globals
     normalise: tuple[str, ...] = ()  # opt-in normalisers (docpipe.run.normalise.OPT_IN) by name
     # where snippets.toml names them: the run side says which names are unknown (preflight)
@@ -113,6 +117,7 @@ def load(project: Project) -> Catalog:
             *lines.at(unknown, "defaults"),
         )
     timeout = _seconds(defaults, "timeout", DEFAULT_TIMEOUT, lines, "defaults")
+    memory = _mebibytes(defaults, DEFAULT_MEMORY, lines, "defaults")
     exceptions = data.pop("exception", [])
     if not isinstance(exceptions, list):
         raise CatalogError("exception must be [[exception]] tables", *lines.at("exception"))
@@ -121,7 +126,7 @@ def load(project: Project) -> Catalog:
     )
     snippets = discover(project)
     known = {s.key + ".py": s for s in snippets}
-    settings = {s: Settings(timeout=timeout) for s in snippets}
+    settings = {s: Settings(timeout=timeout, memory=memory) for s in snippets}
     for name, entry in data.items():
         if name not in known:
             raise CatalogError(f'["{name}"] names no file snippets/{name}', *lines.at(name))
@@ -151,6 +156,7 @@ def load(project: Project) -> Catalog:
         settings[known[name]] = Settings(
             timeout=_seconds(entry, "timeout", timeout, lines, name),
             duration=_seconds(entry, "duration", DEFAULT_DURATION, lines, name),
+            memory=_mebibytes(entry, memory, lines, name),
             values=dict(values),
             normalise=tuple(normalise),
             normalise_line=lines.at("normalise", name)[1] if normalise else None,
@@ -172,6 +178,17 @@ def current(project: Project) -> Catalog:
 @functools.lru_cache(maxsize=4)
 def _loaded(project: Project, stats: tuple[int, int] | None) -> Catalog:
     return load(project)
+
+
+def _mebibytes(table: dict, default: int, lines: _Lines, name: str) -> int:
+    value = table.get("memory", default)
+    if isinstance(value, bool) or not isinstance(value, int) or not value >= 64:
+        shown = f'["{name}"]' if name != "defaults" else "[defaults]"
+        raise CatalogError(
+            f"{shown} memory = {value!r}: a whole number of MiB, at least 64",
+            *lines.at("memory", name),
+        )
+    return value
 
 
 def _seconds(table: dict, key: str, default: float, lines: _Lines, name: str) -> float:

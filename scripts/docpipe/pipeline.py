@@ -190,7 +190,12 @@ def run(
     progress = opts.progress(len(snippets), label)
     longest_first = sorted(snippets, key=lambda s: (-cat.settings[s].duration, s.key))
     work = [
-        (s.key, cat.settings[s].values, opts.timeout or cat.settings[s].timeout)
+        (
+            s.key,
+            cat.settings[s].values,
+            opts.timeout or cat.settings[s].timeout,
+            cat.settings[s].memory,
+        )
         for s in longest_first
     ]
     try:

@@ -45,6 +45,7 @@ try:
 except ImportError:  # Windows
     resource = None
 from docpipe import PACKAGE
+from docpipe.catalog import DEFAULT_MEMORY
 from docpipe.project import ABSENT, Project, Snippet
 
 # The fixed environment of every run. None of it changes a result; it makes runs repeatable.
@@ -83,6 +84,7 @@ def child_main(job: Job) -> None:
     started_by = _watch_repository_files(inside, result)
     stream = _capture_output(job.output)
     _cap_files()
+    _cap_memory(job.memory or DEFAULT_MEMORY)
     try:
         os.chdir(scratch)
         module = _main_module(snippet)
@@ -263,6 +265,18 @@ def _no_input() -> None:
         os.dup2(fd, 0)
         os.close(fd)
     sys.stdin = sys.__stdin__ = _NoInput()
+
+
+def _cap_memory(mebibytes: int) -> None:
+    """No process of the run allocates more than its memory limit (Job.memory): a snippet
+    that asks for more fails at the line that asked (MemoryError, or torch's "can't allocate
+    memory"), which _why() says is the runner's limit. RLIMIT_DATA counts what a process
+    allocates (its heap and private mappings), not the libraries it maps."""
+    global _memory
+    _memory = mebibytes
+    if resource is not None:
+        limit = mebibytes << 20
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 
 
 def _cap_files() -> None:
@@ -807,8 +821,16 @@ SEAL_RULE = (
 )
 
 
+_memory = DEFAULT_MEMORY  # MiB: this run's limit (Job.memory), which _why() names
+
+
 def _why(e: BaseException, sealed: str) -> str:
     """What the runner adds to an error its own limits caused (or may have caused)."""
+    if isinstance(e, MemoryError) or "can't allocate memory" in str(e):
+        return (
+            f" (the runner limits a snippet's process to {_memory} MiB of memory:"
+            " raise `memory` for it in snippets/snippets.toml)"
+        )
     if isinstance(e, OSError) and e.errno == errno.EFBIG:
         cap = FILE_CAP >> 20
         return f" (the runner caps every file a run writes, its output among them, at {cap} MiB)"

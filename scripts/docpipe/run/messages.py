@@ -48,6 +48,7 @@ class Job:
     values: dict[str, str]
     threads: int
     workdir: str = ""  # holds output.txt, result.json and scratch/: the snippet's working dir
+    memory: int = 0  # MiB its process may allocate (catalog.DEFAULT_MEMORY when 0)
 
     @property
     def output(self) -> Path:

@@ -24,9 +24,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 
+from docpipe.catalog import DEFAULT_MEMORY
 from docpipe.environment import VERSIONED
 from docpipe.project import Project, Snippet
-from docpipe.run import execute, messages, tripwire, zygote
+from docpipe.run import execute, machine, messages, tripwire, zygote
 from docpipe.run.machine import default_jobs
 from docpipe.run.messages import Job, MalformedResult, Result, decode_result
 
@@ -110,11 +111,25 @@ def run(
         parallel = 1
         on_start, on_done = tripwire.guarded(project, on_start, on_done)
     root = str(project.root)
-    pending = [(Job(root, key, values, threads), limit) for key, values, limit in jobs]
+    pending = [
+        (Job(root, key, values, threads, memory=memory[0] if memory else DEFAULT_MEMORY), limit)
+        for key, values, limit, *memory in jobs
+    ]
     if fork:
         z = zygote.shared(preloads)
         return _run_forked(pending, parallel, on_start, on_done, z, snippet_preloads or {})
     return _run_spawned(pending, parallel, on_start, on_done, hash_seed)
+
+
+def _fits(pending: list, running: dict) -> bool:
+    """Whether the next runs' memory limits (Job.memory) fit beside those running, in three
+    quarters of the machine's memory: however many run at once (-j N), their limits together
+    cannot exhaust it. One run at a time always may start."""
+    if not running:
+        return True
+    jobs = [r.job if isinstance(r, _Running) else r[1] for r in running.values()]
+    held = sum(job.memory for job in jobs)
+    return held + max(job.memory for job, _ in pending) <= machine.memory_mib() * 3 // 4
 
 
 @dataclass
@@ -154,7 +169,7 @@ def _run_forked(pending, parallel, on_start, on_done, z, snippet_preloads) -> di
 
     try:
         while pending or running:
-            while pending and len(running) < parallel:
+            while pending and len(running) < parallel and _fits(pending, running):
                 job, timeout = pending.pop(_next(pending, waits, extended_ready))
                 key = job.key
                 job.workdir = _workdir()
@@ -270,7 +285,7 @@ def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, O
     outcomes: dict[str, Outcome] = {}
     try:
         while pending or running:
-            while pending and len(running) < parallel:
+            while pending and len(running) < parallel and _fits(pending, running):
                 job, timeout = pending.pop(0)
                 key = job.key
                 job.workdir = _workdir()
