@@ -144,7 +144,7 @@ def preflight(
     nav), section markers pymdownx would read otherwise than the runner, and a running torch
     other than the pinned one (with `records`, also records made with another). A recorded
     output that does not exist yet is drift, not a problem: regen writes it."""
-    from docpipe.pages import consistency
+    from docpipe.pages import claims, consistency
     from docpipe.recorded import versions
     from docpipe.run import normalise
     from docpipe.sections import SectionError, find_sections
@@ -158,6 +158,7 @@ def preflight(
             found.append(e.problem)
     found += normalise.problems(cat)
     found += versions.problems(project, snippets if records else [])
+    found += claims.cannot_fail(project)
     return found + consistency.page_problems(cat, outputs_made_later=writing_outputs)
 
 

@@ -74,6 +74,8 @@ def _truthy_constant(node: ast.AST) -> bool:
 
 # What catches a failed assert: these in an `except`, or in contextlib.suppress(...).
 _CATCH_ALL = {"AssertionError", "Exception", "BaseException"}
+# How an exception class is named (an alias such as `E = AssertionError` is not).
+_EXCEPTION_NAMES = ("Error", "Exception", "Warning", "Exit", "Interrupt", "Iteration")
 
 
 def catches_failures(statements: list[ast.stmt]) -> tuple[int, str] | None:
@@ -86,6 +88,11 @@ def catches_failures(statements: list[ast.stmt]) -> tuple[int, str] | None:
             if n.type is None or any(_named(k) in _CATCH_ALL for k in kinds):
                 caught = "everything" if n.type is None else ast.unparse(n.type)
                 return n.lineno, f"its `except` catches {caught}, a failing assert among it"
+            if not all(_named(k).endswith(_EXCEPTION_NAMES) for k in kinds):
+                return n.lineno, (
+                    f"its `except {ast.unparse(n.type)}` names no exception class the text can"
+                    " tell from AssertionError (name the class: RuntimeError, ValueError...)"
+                )
         if isinstance(n, ast.Call) and called(n) == "suppress":
             if any(_named(a) in _CATCH_ALL for a in n.args):
                 return n.lineno, f"`{ast.unparse(n)}` hides a failing assert"

@@ -747,14 +747,16 @@ def _run_chunks(snippet: Snippet, module, stream, result: Result) -> None:
         raise _Failure(f"SyntaxError: {e.msg}", snippet.name, e.lineno or 0) from None
     except sections.SectionError as e:
         raise _Failure(e.message, e.path or snippet.name, e.line or 0) from None
-    claims.install()
     watch = ledger.Watch()
     namespace = vars(module)
     for index, chunk in enumerate(chunks):
         claim = ledger.is_claim(chunk.section)
         watch.before(namespace, claim)
+        later = _read_later(chunks[index + 1 :]) if claim else set()
+        claims.guard = watch.guard(namespace, later) if claim else None
+        code = ledger.bind(chunk.code, claims) if claim else chunk.code
         try:
-            exec(chunk.code, namespace)
+            exec(code, namespace)
         except SystemExit as e:
             result.sections.append((chunk.section, stream.tell()))
             left = [c.section or "code outside sections" for c in chunks[index + 1 :]]
@@ -779,10 +781,11 @@ def _run_chunks(snippet: Snippet, module, stream, result: Result) -> None:
             raise _Failure(
                 f"{type(e).__name__}: {e}{_why(e, result.sealed)}", snippet.name, result.failed_line
             ) from None
+        claims.guard = None
         result.sections.append((chunk.section, stream.tell()))
         if not claim:
             watch.after_shown(namespace)
-        elif changed := watch.after_claim(namespace, _read_later(chunks[index + 1 :])):
+        elif changed := watch.after_claim(namespace, later):
             result.failed_section, result.failed_line = chunk.section, chunk.line
             _claim_fault(
                 snippet,

@@ -9,7 +9,7 @@ or PYTHONOPTIMIZE:
 so the Ledger knows, after the run, how often each assert ran, whether one failed (even where
 the snippet caught the AssertionError and went on), and what its test's value was. Inside a
 test, a comparison with a tolerance is probed: `torch.allclose(a, b, atol=...)` (and isclose,
-assert_close) and `abs(a - b) < tol` are evaluated once more with `b` moved by `abs(b) + 1`;
+assert_close) and `abs(a - b) < tol` are evaluated once more with `b` moved by `abs(b)/2 + 1`;
 a tolerance that still accepts that accepts any value of that size, and cannot fail.
 
 faults() then names, by line, each assert that could not have failed: one that never ran (a
@@ -29,17 +29,19 @@ The run's counts travel in execute's Result.claims as (section, line, runs) and 
 from __future__ import annotations
 
 import ast
-import builtins
 import copy
 import os
 import sys
 import types
 from dataclasses import dataclass, field
+from types import CodeType
 
 from docpipe.sections import CLAIM_PREFIX
 from docpipe.vacuous import TOLERANT_CALLS, called
 
-NAME = "__docpipe_claims__"  # the name the rewritten asserts call the ledger by (a builtin)
+# The rewritten asserts reach the ledger through a constant of their code, not a name: bind()
+# puts the ledger in place of this placeholder, so no global or builtin can stand in for it.
+PLACEHOLDER = "\0docpipe ledger\0"
 _A, _B = "__docpipe_a", "__docpipe_b"
 
 
@@ -56,8 +58,7 @@ class Ledger:
     # id -> the cases its all(...) ran over, for an assert whose test has one
     cases: dict[int, int] = field(default_factory=dict)
 
-    def install(self) -> None:
-        setattr(builtins, NAME, self)
+    guard: object = None  # () -> what the claim section has changed so far, "" for nothing
 
     def register(self, section: str, line: int) -> int:
         self.where.append((section, line))
@@ -69,6 +70,8 @@ class Ledger:
 
     def held(self, aid: int, value):
         self.runs[aid] += 1
+        if self.guard is not None and (changed := self.guard()):
+            self.wide[aid] = f"it ran while the claim section {changed}"  # the cause, first
         if isinstance(value, tuple | list | dict | set | frozenset | str | bytes):
             self.wide.setdefault(
                 aid,
@@ -82,8 +85,11 @@ class Ledger:
         self.cases[aid] += 1
         return value
 
-    def failed(self, aid: int, message=None) -> AssertionError:
+    def failed(self, aid: int) -> None:
+        """Counted before the message is made: a message that raises cannot hide the failure."""
         self.failures[aid] += 1
+
+    def error(self, message=None) -> AssertionError:
         return AssertionError() if message is None else AssertionError(message)
 
     def close(self, aid: int, function, *args, **kwargs):
@@ -118,7 +124,7 @@ class Ledger:
         self.wide.setdefault(
             aid,
             f"its tolerance is wider than the values it compares: {what} still holds with one"
-            " value moved by its own size plus one",
+            " value moved by half its size plus one",
         )
 
     # ---- read after the run ----
@@ -186,9 +192,12 @@ def _passes(function, result) -> bool:
 
 
 def _far(value):
-    """The value moved by its own size plus one (same type and shape), or None."""
+    """The value moved by half its size plus one (same type and shape), or None."""
+    if isinstance(value, list | tuple):
+        moved = [_far(v) for v in value]
+        return None if None in moved else type(value)(moved)
     try:
-        return value + abs(value) + 1
+        return value + abs(value) / 2 + 1
     except Exception:
         return None
 
@@ -202,7 +211,21 @@ def rewrite(module: ast.Module, section: str, ledger: Ledger) -> ast.Module:
 
 
 def _ledger(attr: str) -> ast.Attribute:
-    return ast.Attribute(ast.Name(NAME, ast.Load()), attr, ast.Load())
+    return ast.Attribute(ast.Constant(PLACEHOLDER), attr, ast.Load())
+
+
+def bind(code: CodeType, ledger: Ledger) -> CodeType:
+    """The compiled claim section with the ledger in place of PLACEHOLDER, in its code and
+    in every function, lambda and comprehension it defines."""
+    consts = tuple(
+        ledger
+        if isinstance(c, str) and c == PLACEHOLDER
+        else bind(c, ledger)
+        if isinstance(c, CodeType)
+        else c
+        for c in code.co_consts
+    )
+    return code.replace(co_consts=consts)
 
 
 class _Asserts(ast.NodeTransformer):
@@ -222,19 +245,26 @@ class _Asserts(ast.NodeTransformer):
                     self.ledger.cases[aid] = 0
                     each.elt = ast.Call(_ledger("case"), [ast.Constant(aid), each.elt], [])
         held = ast.Call(_ledger("held"), [ast.Constant(aid), test], [])
-        message = node.msg or ast.Constant(None)
-        failed = ast.Call(_ledger("failed"), [ast.Constant(aid), message], [])
-        new = ast.If(ast.UnaryOp(ast.Not(), held), [ast.Raise(failed, None)], [])
+        failed = ast.Expr(ast.Call(_ledger("failed"), [ast.Constant(aid)], []))
+        error = ast.Call(_ledger("error"), [node.msg or ast.Constant(None)], [])
+        new = ast.If(ast.UnaryOp(ast.Not(), held), [failed, ast.Raise(error, None)], [])
         return ast.copy_location(new, node)  # rewrite() gives its new parts the assert's line
 
 
+_DISTANCES = {"abs", "fabs", "absolute", "norm", "vector_norm", "square"}
+
+
 def _abs_difference(node: ast.AST) -> ast.BinOp | None:
-    """The `a - b` inside abs(a - b), torch.abs(a - b), (a - b).abs() in an expression."""
+    """The `a - b` of a distance in an expression: abs(a - b), torch.abs(a - b), (a - b).abs(),
+    numpy.absolute, a norm of it, its square or (a - b) ** 2."""
     for n in ast.walk(node):
-        if isinstance(n, ast.Call) and called(n) in {"abs", "fabs"}:
+        inner = None
+        if isinstance(n, ast.Call) and called(n) in _DISTANCES:
             inner = n.args[0] if n.args else getattr(n.func, "value", None)
-            if isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Sub):
-                return inner
+        elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow):
+            inner = n.left
+        if isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Sub):
+            return inner
     return None
 
 
@@ -315,6 +345,25 @@ class Watch:
             for m in self._modules(namespace)
         }
 
+    def guard(self, namespace: dict, later: set[str]):
+        """What Ledger.held asks at each assert: has the claim section, so far, changed a
+        global of the page's that later code reads, or a function comparisons call? (A change
+        put back before the section ends is caught here, not by after_claim.)"""
+        shown = {k: v for k, v in self.state.items() if k in later}
+        functions = _comparers()
+
+        def changed() -> str:
+            for name, (ident, signature) in shown.items():
+                value = namespace.get(name, changed)
+                if id(value) != ident or _signature(value) != signature:
+                    return f"had changed `{name}`"
+            for (owner, attr), value in functions.items():
+                if getattr(owner, attr, None) is not value:
+                    return f"had replaced {getattr(owner, '__name__', owner)}.{attr}"
+            return ""
+
+        return changed
+
     def after_shown(self, namespace: dict) -> None:
         """After a section of the page's code: what it bound is the page's."""
         self.shown.update(k for k, v in namespace.items() if self.ids.get(k) != id(v))
@@ -377,6 +426,35 @@ def _installed_wrapper(now, before) -> bool:
         if seen is before:
             return True
     return False
+
+
+# What an assert's comparison calls: each is checked at every assert a claim runs.
+_COMPARERS = {
+    "builtins": ("abs", "all", "any", "len", "max", "min", "round", "sum", "isinstance", "bool"),
+    "operator": ("eq", "ne", "lt", "le", "gt", "ge", "not_", "truth"),
+    "math": ("isclose", "fabs", "isnan", "isinf"),
+    "torch": ("allclose", "equal", "isclose", "all", "any", "abs", "eq"),
+    "torch.testing": ("assert_close",),
+    "numpy": ("allclose", "isclose", "array_equal", "all", "any", "abs", "absolute"),
+    "numpy.testing": ("assert_allclose", "assert_array_equal", "assert_equal"),
+}
+_TENSOR_METHODS = (
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__abs__",
+    "__sub__", "allclose", "equal", "item", "abs", "all", "any", "tolist",
+)  # fmt: skip
+
+
+def _comparers() -> dict:
+    found = {}
+    for name, attrs in _COMPARERS.items():
+        module = sys.modules.get(name)
+        for attr in attrs if module is not None else ():
+            found[module, attr] = getattr(module, attr, None)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        for attr in _TENSOR_METHODS:
+            found[torch.Tensor, attr] = getattr(torch.Tensor, attr, None)
+    return found
 
 
 def _replaceable(value) -> bool:
