@@ -9,7 +9,10 @@ network namespace of its own (`unshare`), which every process it starts shares:
 - its job folder (which the runner made in /dev/shm or the temporary folder), bound back at
   the same path, `nodev,nosuid`; every other job's folder is hidden under the fresh tmpfs;
 - a loopback of its own: the snippet's processes reach each other on 127.0.0.1 (a process
-  group's rendezvous), and no server of the machine's.
+  group's rendezvous), and no server of the machine's;
+- every other mount read-only (the kernel's own /proc and /sys aside): the mode, owner, times
+  and extended attributes of a file outside the job folder cannot change, whatever the route
+  (ctypes, a subprocess's chmod, touch or chattr).
 
 Why our own ctypes calls: the standard library has os.unshare only from Python 3.12, and the
 mounts need mount(2), which it lacks. unshare needs CAP_SYS_ADMIN: the runner runs as root on
@@ -29,8 +32,23 @@ import struct
 from pathlib import Path
 
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWNET = 0x00020000, 0x10000000, 0x40000000
-MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND = 2, 4, 32, 4096
-MS_REC, MS_PRIVATE = 0x4000, 1 << 18
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
+MS_NOATIME, MS_NODIRATIME, MS_REC, MS_PRIVATE = 1024, 2048, 0x4000, 1 << 18
+MS_RELATIME, MS_STRICTATIME = 1 << 21, 1 << 24
+# A mount's own options, as /proc/self/mountinfo lists them, and their flags: a remount keeps
+# them (a flag left out would be cleared).
+_OPTIONS = {
+    "nosuid": MS_NOSUID,
+    "nodev": MS_NODEV,
+    "noexec": MS_NOEXEC,
+    "noatime": MS_NOATIME,
+    "nodiratime": MS_NODIRATIME,
+    "relatime": MS_RELATIME,
+    "strictatime": MS_STRICTATIME,
+}
+# Kernel file systems left as they are: their files are no one's data, and Landlock refuses
+# writes to them anyway.
+_KERNEL = ("/proc", "/sys", "/dev/pts", "/dev/mqueue")
 SHARED_MEMORY = "/dev/shm"
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
 
@@ -76,6 +94,34 @@ def _loopback_up() -> None:
         fcntl.ioctl(s, _SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | _IFF_UP))
 
 
+def _mounts() -> list[tuple[str, int]]:
+    """(mount point, its own flags) of every mount this namespace has, parents first."""
+    found = []
+    with open("/proc/self/mountinfo", encoding="utf-8") as info:
+        for line in info:
+            fields = line.split()
+            point = fields[4].encode().decode("unicode_escape")  # \040 for a space
+            flags = sum(_OPTIONS.get(o, 0) for o in fields[5].split(","))
+            found.append((point, flags))
+    return found
+
+
+def _read_only() -> None:
+    """Every mount of this namespace read-only (but the kernel's): no file outside the job
+    folder can have its mode, owner, times or extended attributes changed, by any route,
+    and no process the snippet starts can undo it (Landlock forbids it to mount)."""
+    for point, flags in _mounts():
+        if point.startswith(_KERNEL) and point not in ("/",):
+            continue
+        try:
+            _mount(None, point, None, MS_BIND | MS_REMOUNT | MS_RDONLY | flags)
+        except OSError:
+            if point == "/" or not os.path.isdir(point):
+                raise
+            # a mount hidden under another (overmounted) cannot be reached by its path: the
+            # one on top is remounted instead, in its own turn
+
+
 def isolate(workdir: Path) -> str:
     """Move this process into namespaces of its own, as the module docstring says; "" when it
     has them, else why not (the run goes on, sealed all the same)."""
@@ -83,6 +129,7 @@ def isolate(workdir: Path) -> str:
         _unshare()
         _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing mounted here reaches the host
         _loopback_up()
+        _read_only()
         job = os.open(workdir, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             jobs = str(workdir.parent)
