@@ -22,6 +22,7 @@ from conftest import make_sandbox, reader_machine
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("seal")]
 
 DOORS = """
+import ctypes
 import errno
 import os
 import signal
@@ -46,6 +47,25 @@ tried("a block device in /dev/shm", lambda: os.mknod("/dev/shm/disk", block, os.
 tried("a file in /dev/shm", lambda: open("/dev/shm/mine", "w").close())
 tried("SIGSTOP to the runner", lambda: os.kill(os.getppid(), signal.SIGSTOP))
 tried("SIGKILL to a process of the machine", lambda: os.kill(MACHINE_PID, signal.SIGKILL))
+
+
+# Through libc, as no audit hook sees: only the kernel can refuse these.
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def called(result):
+    if result != 0:
+        raise OSError(ctypes.get_errno(), "refused")
+
+
+mine = os.path.abspath(__file__).encode()  # a file of the repository
+outside = OUTSIDE.encode()
+tried("chmod of a repository file", lambda: called(libc.chmod(mine, 0o777)))
+tried("utime of a repository file", lambda: called(libc.utime(mine, None)))
+xattr = (mine, b"user.x", b"1", 1, 0)
+tried("setxattr of a repository file", lambda: called(libc.setxattr(*xattr)))
+tried("chmod of a file outside", lambda: called(libc.chmod(outside, 0o4777)))
+tried("chown of a file outside", lambda: called(libc.chown(outside, 4321, 4321)))
 
 
 def connect(family, address):
@@ -118,8 +138,11 @@ def sealed(tmp_path_factory):
     abstract.bind(b"\0" + name.encode())
     abstract.listen()
     machine = subprocess.Popen(["sleep", "300"])
+    box.outside = tmp_path_factory.mktemp("outside") / "file"
+    box.outside.write_text("not the snippet's")
     constants = (
-        f"MACHINE_PID = {machine.pid}\nPORT = {server.getsockname()[1]}\nABSTRACT = b'\\0{name}'\n"
+        f"MACHINE_PID = {machine.pid}\nPORT = {server.getsockname()[1]}\n"
+        f"ABSTRACT = b'\\0{name}'\nOUTSIDE = {str(box.outside)!r}\n"
     )
     box.write("snippets/doors.py", constants + DOORS)
     box.write("snippets/processes.py", PROCESSES)
@@ -162,6 +185,17 @@ def test_no_socket_of_the_machine_can_be_reached_but_its_own_loopback_works(seal
     # Landlock's scope would refuse one, EPERM, where namespaces cannot be had)
     assert any(line.startswith("the machine's abstract socket refused: ") for line in doors)
     assert "its own TCP server done" in doors
+
+
+def test_no_file_outside_the_job_folder_changes_its_metadata(sealed):
+    doors = recorded(sealed, "doors")
+    for what in ("chmod", "utime", "setxattr"):
+        assert f"{what} of a repository file refused: EROFS" in doors
+    assert "chmod of a file outside refused: EROFS" in doors
+    assert "chown of a file outside refused: EROFS" in doors
+    assert sealed.outside.stat().st_mode & 0o7777 == 0o644
+    source = sealed.root / "snippets" / "doors.py"
+    assert source.stat().st_mode & 0o7777 == 0o644 and source.stat().st_mtime > 0
 
 
 def test_no_other_job_folder_is_seen(sealed):
