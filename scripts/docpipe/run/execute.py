@@ -77,7 +77,8 @@ def child_main(job: Job) -> None:
     os.environ.update(RUN_ENV)
     _limit_threads(job.threads)
     reseed()
-    isolated = not namespaces.isolate(workdir)
+    # NO_LANDLOCK runs as on a kernel without it: the tripwire's case, namespaces left out too
+    isolated = not os.environ.get(NO_LANDLOCK) and not namespaces.isolate(workdir)
     result.sealed = _seal(project, workdir, isolated)
     # Warning filters stay as the zygote has them: CPython's defaults plus what torch and numpy
     # add when they are imported, as in a reader's process.
@@ -435,8 +436,9 @@ def _end_what_it_started(snippet: Snippet, result: Result, stream, started_by) -
 
 
 # The kernel's words for a refused write (Landlock answers EACCES; a link or rename across
-# folders, EXDEV), as a process the snippet starts prints them beside the path it was refused.
-_REFUSALS = (os.strerror(errno.EACCES), os.strerror(errno.EXDEV))
+# folders, EXDEV; the read-only mounts of docpipe.run.namespaces, EROFS), as a process the
+# snippet starts prints them beside the path it was refused.
+_REFUSALS = (os.strerror(errno.EACCES), os.strerror(errno.EXDEV), os.strerror(errno.EROFS))
 
 
 def _refused_writes(project: Project, stream, end: int) -> list[str]:
@@ -839,7 +841,7 @@ def _why(e: BaseException, sealed: str) -> str:
         return f" (the runner caps every file a run writes, its output among them, at {cap} MiB)"
     if not sealed:
         return ""
-    if isinstance(e, OSError) and e.errno in (errno.EACCES, errno.EXDEV):
+    if isinstance(e, OSError) and e.errno in (errno.EACCES, errno.EXDEV, errno.EROFS):
         return f" (refused by the runner: {SEAL_RULE})"
     if type(e).__name__ == "CalledProcessError":  # its output says what it was refused
         return f" (the runner holds every process a snippet starts to its rule: {SEAL_RULE})"
