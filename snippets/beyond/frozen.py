@@ -42,6 +42,15 @@ def settings(cls):
     return {key: value for key, value in wanted.items() if key in names}
 
 
+def walk_error(root):
+    """The in-place RuntimeError root.backward() raises, or None."""
+    try:
+        root.backward()
+    except RuntimeError as error:
+        return str(error) if "inplace operation" in str(error) else None
+    return None
+
+
 all_optimizers = [
     cls
     for _, cls in inspect.getmembers(torch.optim, inspect.isclass)
@@ -65,6 +74,7 @@ for cls in all_optimizers:
         return (t * given).sum()
 
     version_before = no_grad_param._version  # counts in-place writes
+    saved_it = (no_grad_param * no_grad_param).sum()  # a graph saving it
     for _ in range(3):
         opt.step(closure)
     assert no_grad_param.grad is None, cls
@@ -72,6 +82,8 @@ for cls in all_optimizers:
     # all but LBFGS skip it: not even written; LBFGS adds zeros to it in place
     written = no_grad_param._version != version_before
     assert written == (cls is torch.optim.LBFGS), cls
+    # which matters: walking that graph again now fails after LBFGS only
+    assert (walk_error(saved_it) is not None) == written, cls
     assert "weight_decay" not in settings(cls) or cls is not torch.optim.LBFGS
     assert not torch.equal(trained.detach(), torch.ones(2, 2)), cls
     if "weight_decay" in settings(cls):
