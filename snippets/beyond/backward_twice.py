@@ -161,16 +161,26 @@ def graph_nodes(root):
     return found
 
 
+def add_new(running, step_loss):
+    return running + step_loss
+
+
+def add_in_place(running, step_loss):
+    running += step_loss  # the page's spelling: in place once a tensor
+    return running
+
+
 for steps in (1, 3, 10):
-    w = torch.tensor(0.5, requires_grad=True)
-    total, total_item = 0.0, 0.0
-    for _ in range(steps):
-        step_loss = (w * 3.0 - 1.0) ** 2
-        step_loss.backward()  # raises nothing: no backward walks the total
-        total = total + step_loss
-        total_item += step_loss.item()
-    kinds = [type(n).__name__ for n in graph_nodes(total.grad_fn)]
-    assert kinds.count("PowBackward0") == steps  # one graph per step
-    assert isinstance(total_item, float)  # a plain number holds no graph
-    assert abs(total.item() - total_item) < 1e-6
+    for add in (add_new, add_in_place):
+        weight_t = torch.tensor(0.5, requires_grad=True)
+        total, total_item = 0.0, 0.0
+        for _ in range(steps):
+            step_loss = (weight_t * 3.0 - 1.0) ** 2
+            step_loss.backward()  # raises nothing: no backward walks total
+            total = add(total, step_loss)
+            total_item += step_loss.item()
+        kinds = [type(n).__name__ for n in graph_nodes(total.grad_fn)]
+        assert kinds.count("PowBackward0") == steps  # one graph per step
+        assert isinstance(total_item, float)  # a plain number holds none
+        assert abs(total.item() - total_item) < 1e-6
 # --8<-- [end:claim-carried-over]

@@ -67,6 +67,17 @@ tied = torch.zeros(1, requires_grad=True)
 zeros_in = torch.zeros(1, requires_grad=True)
 torch.maximum(tied, zeros_in).sum().backward()
 assert tied.grad.item() == zeros_in.grad.item() == corner_grads["maximum"]
+# the autograd notes' general rule for a convex corner: the sub-gradient of
+# smallest size, the point of [left slope, right slope] nearest 0; relu
+# follows it, clamp and maximum do not (each spelling is convex here)
+for spelling, corner_op in spellings.items():
+    sides = torch.tensor([-1.0, 1.0], requires_grad=True)
+    corner_op(sides).sum().backward()
+    left, right = sides.grad.tolist()
+    smallest = min(max(0.0, left), right)  # nearest 0 in [left, right]
+    follows = corner_grads[spelling] == smallest
+    assert follows == (spelling in ("relu", "abs"))
+assert corner_grads["relu"] == 0.0 != corner_grads["clamp"]
 # --8<-- [end:claim-stable]
 
 

@@ -42,6 +42,15 @@ def settings(cls):
     return {key: value for key, value in wanted.items() if key in names}
 
 
+def walk_error(root):
+    """The in-place RuntimeError root.backward() raises, or None."""
+    try:
+        root.backward()
+    except RuntimeError as error:
+        return str(error) if "inplace operation" in str(error) else None
+    return None
+
+
 all_optimizers = [
     cls
     for _, cls in inspect.getmembers(torch.optim, inspect.isclass)
@@ -64,10 +73,18 @@ for cls in all_optimizers:
         z.grad = torch.zeros(2, 2)
         return (t * given).sum()
 
+    version_before = no_grad_param._version  # counts in-place writes
+    saved_it = (no_grad_param * no_grad_param).sum()  # a graph saving it
     for _ in range(3):
         opt.step(closure)
     assert no_grad_param.grad is None, cls
     assert torch.equal(no_grad_param.detach(), torch.ones(2, 2)), cls
+    # all but LBFGS skip it: not even written; LBFGS adds zeros to it in place
+    written = no_grad_param._version != version_before
+    assert written == (cls is torch.optim.LBFGS), cls
+    # which matters: walking that graph again now fails after LBFGS only
+    assert (walk_error(saved_it) is not None) == written, cls
+    assert "weight_decay" not in settings(cls) or cls is not torch.optim.LBFGS
     assert not torch.equal(trained.detach(), torch.ones(2, 2)), cls
     if "weight_decay" in settings(cls):
         decayed += 1
@@ -121,30 +138,43 @@ assert model[0](inputs).grad_fn is None  # the frozen layer is not recorded
 # --8<-- [end:claim-frozen-not-recorded]
 
 # --8<-- [start:claim-leftover-grad]
-# freezing does not clear a .grad a parameter already has: with zeros left
-# in it (zero_grad(set_to_none=False)), momentum and weight decay still move
-# the frozen parameter; with .grad set to None, nothing does
-for make in (
-    lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9),
-    lambda ps: torch.optim.Adam(ps, lr=0.1),
-    lambda ps: torch.optim.AdamW(ps, lr=0.1),
-    lambda ps: torch.optim.SGD(ps, lr=0.1, weight_decay=0.1),
-):
-    moved_after = {}
-    for leftover in ("gradient", "zeros", "None"):
-        torch.manual_seed(1)
-        net = nn.Linear(2, 1)
-        opt = make(list(net.parameters()))
-        net(torch.randn(4, 2)).pow(2).mean().backward()
-        opt.step()  # one ordinary step
-        if leftover == "zeros":
-            opt.zero_grad(set_to_none=False)
-        elif leftover == "None":
-            opt.zero_grad()  # by default: .grad = None
-            assert all(q.grad is None for q in net.parameters())
-        net.requires_grad_(False)  # frozen now
-        kept = net.weight.detach().clone()
-        opt.step()
-        moved_after[leftover] = not torch.equal(net.weight, kept)
-    assert moved_after == {"gradient": True, "zeros": True, "None": False}
+# freezing does not clear a .grad a parameter already has. A gradient left
+# in it moves the frozen parameter with any optimizer. Zeros left in it
+# (zero_grad(set_to_none=False)) move it with weight decay, even in a fresh
+# optimizer, and with momentum only after earlier steps; with neither, they
+# do not. With .grad set to None, nothing moves it
+optimizers = [  # (make, has weight decay, has momentum)
+    (lambda ps: torch.optim.SGD(ps, lr=0.1), False, False),
+    (lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9), False, True),
+    (lambda ps: torch.optim.Adam(ps, lr=0.1), False, True),
+    (lambda ps: torch.optim.AdamW(ps, lr=0.1), True, True),  # decay 0.01
+    (lambda ps: torch.optim.SGD(ps, lr=0.1, weight_decay=0.1), True, False),
+]
+for make, decays, has_momentum in optimizers:
+    for stepped_before in (True, False):
+        for leftover in ("gradient", "zeros", "None"):
+            torch.manual_seed(1)
+            net = nn.Linear(2, 1)
+            opt = make(list(net.parameters()))
+            net(torch.randn(4, 2)).pow(2).mean().backward()
+            if stepped_before:
+                opt.step()  # one ordinary step
+            if leftover == "zeros":
+                opt.zero_grad(set_to_none=False)
+            elif leftover == "None":
+                opt.zero_grad()  # by default: .grad = None
+                assert all(q.grad is None for q in net.parameters())
+            net.requires_grad_(False)  # frozen now
+            kept = net.weight.detach().clone()
+            opt.step()
+            moved = not torch.equal(net.weight, kept)
+            expected = leftover == "gradient" or (
+                leftover == "zeros"
+                and (decays or (has_momentum and stepped_before))
+            )
+            assert moved == expected
+            if leftover == "zeros" and decays and not stepped_before:
+                # a first step of decay alone: each weight shrinks to zero
+                assert (net.weight.abs() < kept.abs()).all()
+                assert torch.equal(net.weight.sign(), kept.sign())
 # --8<-- [end:claim-leftover-grad]

@@ -24,6 +24,23 @@ for power in (1, 2, 3):
     assert asked.grad is None and other.grad is None
     assert returned.item() == power * kept.item() ** (power - 1) * other.item()
     assert kept.grad.item() == power * kept.item() ** (power - 1)
+# a retained tensor fills its .grad only if it lies on the way from the
+# output to an input asked for (an input asked for counts): one on a branch
+# that leads only to another leaf keeps .grad None
+for power in (1, 2, 3):
+    asked = torch.tensor(3.0, requires_grad=True)
+    other = torch.tensor(2.0, requires_grad=True)
+    on_path = asked * 2
+    off_path = other * 4  # leads only to other, not asked for
+    on_path.retain_grad()
+    off_path.retain_grad()
+    torch.autograd.grad((on_path * off_path) ** power, asked)
+    assert on_path.grad is not None and off_path.grad is None
+    as_input = asked * 2
+    as_input.retain_grad()
+    (returned,) = torch.autograd.grad(as_input**power, as_input)
+    assert torch.equal(as_input.grad, returned)
+    assert returned.item() == power * as_input.item() ** (power - 1)
 # --8<-- [end:claim-grad-returns]
 
 # --8<-- [start:second]
@@ -79,6 +96,25 @@ for f in linear:
 # while one that depends on x, even through a product, has a grad_fn
 (g,) = torch.autograd.grad(x * x, x, create_graph=True)
 assert g.grad_fn is not None and second_grad_error(g) is None
+# one that does not depend on x but on another tensor that requires a
+# gradient (the derivative of w * x is w) has a grad_fn; its gradient with
+# respect to x raises another error; allow_unused=True gives None, and
+# materialize_grads=True a zero
+other_leaf = torch.tensor(5.0, requires_grad=True)
+layer = torch.nn.Linear(1, 1)
+on_other = (
+    lambda u: other_leaf * u,
+    lambda u: other_leaf * u + u,
+    lambda u: layer(u.reshape(1, 1)).sum(),
+)
+for f in on_other:
+    (g,) = torch.autograd.grad(f(x), x, create_graph=True)
+    assert g.grad_fn is not None and g.requires_grad
+    message = second_grad_error(g)
+    assert message is not None and "not have been used in the graph" in message
+    assert torch.autograd.grad(g, x, allow_unused=True) == (None,)
+    (zero,) = torch.autograd.grad(g, x, materialize_grads=True)
+    assert torch.equal(zero, torch.zeros_like(x))
 # --8<-- [end:claim-constant-derivative]
 
 # --8<-- [start:curves]

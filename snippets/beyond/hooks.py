@@ -97,4 +97,23 @@ for bound in (0.25, 0.5, 1.0):
     inside = (before_clip.abs() <= bound) & (before_clip != 0)
     assert inside.any()
     assert torch.all(after[inside].abs() < before_clip[inside].abs())
+# at the limit it scales too, since its factor divides by norm + 1e-6; when
+# norm + 1e-6 is below the limit, it leaves the gradients as they were
+for given in ([3.0, 4.0], [0.6, 0.8], [6.0, 8.0]):
+    held = torch.zeros(2, requires_grad=True)
+    held.grad = torch.tensor(given)
+    at_norm = torch.linalg.vector_norm(held.grad).item()
+    for bound, should_scale in (
+        (at_norm, True),
+        (at_norm + 1e-5, False),  # norm + 1e-6 below the limit
+        (2 * at_norm, False),
+    ):
+        held.grad = torch.tensor(given)
+        torch.nn.utils.clip_grad_norm_([held], bound)
+        changed = not torch.equal(held.grad, torch.tensor(given))
+        assert changed == should_scale
+        if should_scale:  # just below the limit, by the factor above
+            scaled = torch.tensor(given) * bound / (at_norm + 1e-6)
+            assert torch.allclose(held.grad, scaled, rtol=1e-6, atol=0.0)
+            assert (held.grad < torch.tensor(given)).all()  # scaled down
 # --8<-- [end:claim-clip-tools]

@@ -187,4 +187,30 @@ no_history.append(inplace_error(squared))
 for found in no_history:
     assert "modified by an inplace operation" in found
     assert "which is output" not in found
+# the writer named is the last recorded one: after two recorded edits, the
+# second; an assignment to part of the tensor, or an edit of a part of it,
+# is recorded as CopySlices; an edit under no_grad is not recorded, so the
+# operation that made the tensor is named instead
+part_edits = [
+    ("torch::autograd::CopySlices", lambda t: t.__setitem__(0, 5.0)),
+    ("torch::autograd::CopySlices", lambda t: t[0].add_(1)),
+    ("Mul", lambda t: t.add_(1).mul_(2)),
+    ("Add", lambda t: t.mul_(2).add_(1)),
+]
+for writer, edit in part_edits:
+    leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    made = leaf * 3
+    saved_by_pow = made**2
+    edit(made)
+    found = inplace_error(saved_by_pow.sum())
+    assert f"which is output 0 of {writer}," in found
+for make, maker in {"Mul": lambda u: u * 3, "Add": lambda u: u + 1}.items():
+    leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    made = maker(leaf)
+    saved_by_pow = made**2
+    with torch.no_grad():
+        made.sub_(1)  # unrecorded: the message still names the maker
+    found = inplace_error(saved_by_pow.sum())
+    assert f"which is output 0 of {make}," in found
+    assert "of Sub" not in found
 # --8<-- [end:claim-message-names-writer]

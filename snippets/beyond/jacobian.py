@@ -26,6 +26,7 @@ print("v @ J:               ", v @ J)
 # --8<-- [start:claim-diagonal]
 assert torch.equal(J, torch.diag(2 * t))  # diagonal, with 2t on the diagonal
 assert torch.equal(J, same)  # the older interface gives the same matrix
+assert torch.equal(torch.func.jacfwd(square)(t.detach()), J)  # and jacfwd
 # --8<-- [end:claim-diagonal]
 
 # --8<-- [start:claim-vjp]
@@ -86,7 +87,12 @@ class Mix(torch.autograd.Function):
     def backward(ctx, grad_output):
         (matrix,) = ctx.saved_tensors
         # the batch vmap runs the backward over, unwrapped (internal API)
-        handed_batches.append(torch._C._functorch.get_unwrapped(grad_output))
+        # (with chunk_size=1, jacrev runs no vmap: a batch of one)
+        if torch._C._functorch.is_batchedtensor(grad_output):
+            batch = torch._C._functorch.get_unwrapped(grad_output)
+        else:
+            batch = grad_output.unsqueeze(0)
+        handed_batches.append(batch)
         return None, matrix.T @ grad_output
 
 
@@ -97,6 +103,20 @@ for outputs in (1, 3, 5):
     assert len(handed_batches) == 1  # one batched backward
     assert torch.equal(handed_batches[0], torch.eye(outputs))  # one-hot rows
     assert torch.equal(J_mix, A)
+# that is jacrev's default, chunk_size=None; with chunk_size=k it calls
+# backward once per k outputs (the last batch may be smaller), and the
+# batches together are still the one-hot vector of each output
+for outputs in (1, 3, 5):
+    for chunk in (1, 2, 3):
+        handed_batches.clear()
+        A = torch.arange(outputs * 4, dtype=torch.float).reshape(outputs, 4)
+        J_mix = jacrev(lambda u, A=A: Mix.apply(A, u), chunk_size=chunk)(
+            torch.ones(4)
+        )
+        assert len(handed_batches) == -(-outputs // chunk)  # rounded up
+        assert max(len(batch) for batch in handed_batches) <= chunk
+        assert torch.equal(torch.cat(handed_batches), torch.eye(outputs))
+        assert torch.equal(J_mix, A)
 # --8<-- [end:claim-rows-are-vjps]
 
 # --8<-- [start:claim-vjp-no-jacobian]
@@ -173,6 +193,14 @@ for outputs in (1, 3, 5):
     )
     assert len(backward_calls) == outputs  # one per output
     assert torch.equal(torch.stack(backward_calls), torch.eye(outputs))
+    assert torch.equal(J_watched, A)
+    # that is its default, vectorize=False; with vectorize=True it calls
+    # backward once, for all the outputs together
+    backward_calls.clear()
+    J_watched = torch.autograd.functional.jacobian(
+        lambda u, A=A: Watched.apply(A, u), torch.ones(4), vectorize=True
+    )
+    assert len(backward_calls) == 1
     assert torch.equal(J_watched, A)
 # for a function with one number out, the Jacobian is the gradient, in the
 # shape of the input, as .grad has

@@ -509,6 +509,17 @@ for g_out in page_graphs():
         assert isinstance(g_v.data, float)
         assert all(isinstance(parent, Value) for parent in g_v.parents)
         assert len(g_v.derivatives()) == len(g_v.parents)
+        # and nothing else but grad and op, the operation's name (a string)
+        fields = {"data", "grad", "parents", "op", "derivatives"}
+        assert set(vars(g_v)) == fields and isinstance(g_v.op, str)
+# backward() does not read op: with every op blanked, the same gradients
+for g_out, g_blank in zip(page_graphs(), page_graphs(), strict=True):
+    for g_v in backward_order(g_blank):
+        g_v.op = ""
+    backward(g_out)
+    backward(g_blank)
+    g_grads = [g_v.grad for g_v in backward_order(g_out)]
+    assert g_grads == [g_v.grad for g_v in backward_order(g_blank)]
 # --8<-- [end:claim-value]
 
 # --8<-- [start:claim-operations]

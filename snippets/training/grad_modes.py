@@ -82,6 +82,24 @@ with torch.enable_grad():
 assert not torch.is_grad_enabled() and (mode_leaf * 3).grad_fn is None
 torch.set_grad_enabled(True)
 assert torch.is_grad_enabled() and (mode_leaf * 3).grad_fn is not None
+# but a plain call made inside a with block of any switch, or inside a
+# @torch.no_grad() function, lasts only to the end of that block or call,
+# which gives back the mode from before it: here, on
+for enclosing in switches.values():
+    with enclosing():
+        torch.set_grad_enabled(False)
+        assert not torch.is_grad_enabled()
+    assert torch.is_grad_enabled() and (mode_leaf * 3).grad_fn is not None
+
+
+@torch.no_grad()
+def switches_off_inside():
+    torch.set_grad_enabled(False)
+    return torch.is_grad_enabled()
+
+
+assert not switches_off_inside()
+assert torch.is_grad_enabled() and (mode_leaf * 3).grad_fn is not None
 # --8<-- [end:claim-modes-restore]
 
 # --8<-- [start:inference]
@@ -149,6 +167,17 @@ for symbol, operation in {**saving, **not_saving}.items():
             error
         )
     assert refused == (symbol in saving)
+# inside inference_mode, neither enable_grad nor set_grad_enabled(True) turns
+# recording back on: is_grad_enabled() says True, yet nothing is recorded
+for back_on_switch in [
+    torch.enable_grad,
+    lambda: torch.set_grad_enabled(True),
+]:
+    with torch.inference_mode():
+        with back_on_switch():
+            assert torch.is_grad_enabled()
+            still_off = probe * 3
+    assert still_off.grad_fn is None and not still_off.requires_grad
 # --8<-- [end:claim-inference]
 
 # --8<-- [start:claim-inference-tensors]

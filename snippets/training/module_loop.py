@@ -193,6 +193,11 @@ hand_loss.backward()
 assert torch.equal(layer_out.grad.squeeze(1), hand_out.grad)
 assert torch.equal(first_layer.bias.grad, first_b.grad)
 assert not torch.equal(first_layer.weight.grad.reshape(1), first_w.grad)
+# "in its last bits": the two differ by a few float32 steps (spacing of
+# float32 numbers near the gradient), at most 16 of them
+ulp = torch.finfo(torch.float32).eps * first_w.grad.abs()
+weight_gap = (first_layer.weight.grad.reshape(1) - first_w.grad).abs()
+assert (weight_gap <= 16 * ulp).all()
 assert torch.equal(first_layer.weight.grad, layer_out.grad.T @ inputs)
 assert torch.equal(first_w.grad, (hand_out.grad * x).sum().reshape(1))
 assert torch.equal(first_layer.weight.grad, first_grads[0])  # the loop's
