@@ -36,3 +36,29 @@ for at in (3.0, -2.0, 0.5):
         == contributions[0].item() + contributions[1].item()
     )
 # --8<-- [end:claim-path-contributions]
+
+# --8<-- [start:claim-add-where-paths-meet]
+# squaring k times: 2**k paths from the result back to the start, yet in
+# backward each node runs once (autograd adds where the paths meet)
+for k in (5, 10, 20):
+    start = torch.tensor(1.0, requires_grad=True)
+    result = start
+    for _ in range(k):
+        result = result * result  # two paths through each multiplication
+    node_runs = []
+    node, todo = None, [result.grad_fn]
+    seen_nodes = set()
+    while todo:
+        node = todo.pop()
+        if node is None or node in seen_nodes:
+            continue
+        seen_nodes.add(node)
+        node.register_hook(lambda *_, n=node, runs=node_runs: runs.append(n))
+        todo.extend(n for n, _ in node.next_functions)
+    result.backward()
+    assert len(node_runs) == len(seen_nodes) == k + 1  # k products, 1 leaf
+    assert len(set(node_runs)) == len(node_runs) < 2**k
+    # and the gradient is the path sum: 2**k paths, each product along one
+    # is 1 (every other factor is 1), so the sum is 2**k
+    assert start.grad.item() == 2**k
+# --8<-- [end:claim-add-where-paths-meet]

@@ -38,6 +38,30 @@ close = 1e-5
 assert abs(cuts["5 + 5"][0] - whole) < close
 # pieces of any sizes: so does weighting each by its share
 assert all(abs(weighted - whole) < close for _, weighted in cuts.values())
+# but only when each example's loss depends on that example alone: with a
+# BatchNorm layer, which normalizes by the statistics of the examples it
+# is given, weighted pieces give another gradient
+rng_state = torch.get_rng_state()  # so the claim leaves the page's run as is
+mixer = torch.nn.Sequential(
+    torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 1)
+)
+inputs, targets = torch.randn(batch, 3), torch.randn(batch, 1)
+torch.set_rng_state(rng_state)
+
+
+def mixer_grad(sizes):
+    """The first layer's weight gradient, pieces weighted by their share."""
+    mixer.zero_grad()
+    for xs, ys in zip(inputs.split(sizes), targets.split(sizes), strict=True):
+        share = len(xs) / batch
+        (share * ((mixer(xs) - ys) ** 2).mean()).backward()
+    return mixer[0].weight.grad.clone()
+
+
+mixer_whole = mixer_grad([batch])
+for mixer_sizes in ([5, 5], [7, 3]):
+    mixer_gap = (mixer_grad(mixer_sizes) - mixer_whole).norm()
+    assert mixer_gap > mixer_whole.norm() / 10
 # --8<-- [end:claim-equal-pieces]
 
 # --8<-- [start:claim-unequal-pieces]

@@ -86,6 +86,15 @@ assert built.weight.requires_grad and built.bias.requires_grad
 assert inner.grad_fn is not None and inner.requires_grad
 assert after_inner.grad_fn is None
 assert torch.is_grad_enabled()
+# requires_grad_() inside the block switches it on too; and an in-place
+# operation there changes a tensor that exists already, which keeps its
+# requires_grad (the update w -= lr * w.grad relies on it)
+existing = torch.ones(3, requires_grad=True)
+with torch.no_grad():
+    switched = torch.zeros(3).requires_grad_()
+    changed = existing.sub_(0.5)
+assert switched.requires_grad
+assert changed is existing and changed.requires_grad
 # --8<-- [end:claim-no-grad-records-nothing]
 
 # --8<-- [start:claim-detach-no-history]

@@ -44,6 +44,9 @@ changes = (
     lambda t: t.zero_(),
     lambda t: t.copy_(torch.tensor(0.0)),
     lambda t: t.clamp_(min=0),
+    lambda t: t.uniform_(),
+    lambda t: t.normal_(),
+    lambda t: t.fill_(0),
 )
 modes_off = (
     torch.no_grad,
@@ -64,5 +67,10 @@ for change in changes:
         with mode_off():
             message = refusal(change, leaf)
         assert message == "" and leaf.is_leaf and leaf.grad_fn is None
+assert torch.is_grad_enabled()
+# torch.nn.init's functions switch grad mode off themselves: with grad mode
+# on, they change such a leaf all the same
+leaf = fresh_leaf()
+assert refusal(torch.nn.init.zeros_, leaf) == "" and leaf.item() == 0.0
 assert torch.is_grad_enabled()
 # --8<-- [end:claim-inplace-leaf-raises]

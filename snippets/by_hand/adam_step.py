@@ -70,6 +70,13 @@ for (
     cls
 ) in classes:  # every optimizer in torch.optim: another gradient, another step
     assert not torch.equal(first_step(cls, one), first_step(cls, other)), cls
+# a gradient pointing the same way but larger: Rprop and Adagrad take the
+# very same first step, plain gradient descent a larger one
+for cls in (torch.optim.Rprop, torch.optim.Adagrad):
+    assert torch.equal(first_step(cls, one), first_step(cls, 10 * one)), cls
+sgd_small = first_step(torch.optim.SGD, one)
+sgd_large = first_step(torch.optim.SGD, 10 * one)
+assert bool((sgd_large.abs() > sgd_small.abs()).all())
 # --8<-- [end:claim-each-uses-gradient]
 
 # --8<-- [start:tiny]

@@ -91,6 +91,15 @@ for stop in (torch.relu, lambda t: t.clamp(min=-5.0), torch.round):
     assert before.item() < -5.0
     ((stop(before) - y) ** 2).backward()
     assert all(p.grad.item() == 0 for p in (w1, w2, b2)), stop
+# but only along the paths through it: with a second path around the
+# closed ReLU (a skip connection), what lies behind it gets a gradient
+for stop in (torch.relu, lambda t: t.clamp(min=-5.0), torch.round):
+    w1, w2, b2 = (
+        torch.tensor(v, requires_grad=True) for v in (2.0, 3.0, -10.0)
+    )
+    before = w2 * torch.tanh(w1 * x) + b2
+    ((stop(before) + 0.1 * before - y) ** 2).backward()
+    assert all(p.grad.item() != 0 for p in (w1, w2, b2)), stop
 # --8<-- [end:claim-zero-slope-stops]
 
 # --8<-- [start:claim-other-zero-slopes]

@@ -83,6 +83,15 @@ with torch.no_grad():
     closed.bias.fill_(-100.0)
 torch.relu(closed(torch.randn(4, 2))).sum().backward()
 assert torch.equal(closed.weight.grad, torch.zeros(1, 2))
+# a parameter the loss uses only through a comparison or a .detach() is not
+# reached by recorded operations: its .grad stays None
+layer = torch.nn.Linear(2, 1)
+gate = torch.nn.Parameter(torch.tensor(1.0))
+scale = torch.nn.Parameter(torch.tensor(2.0))
+out = layer(torch.randn(4, 2)) * (gate > 0) * scale.detach()
+out.pow(2).mean().backward()
+assert layer.weight.grad is not None
+assert gate.grad is None and scale.grad is None
 # --8<-- [end:claim-one-call-fills]
 
 

@@ -72,6 +72,24 @@ for zero_slope in (torch.round, torch.sign, torch.floor, torch.ceil):
     assert stepped.grad_fn is not None and stepped.requires_grad
     stepped.sum().backward()
     assert torch.equal(values.grad, torch.zeros(3))
+# an operation whose derivative is merely missing is recorded all the same;
+# backward() raises when it reaches its node
+
+
+def backward_error(result):
+    """PyTorch's message when backward() reaches result's node."""
+    try:
+        result.sum().backward()
+    except RuntimeError as caught:
+        return str(caught)
+    return ""
+
+
+for missing in (torch.floor_divide, torch.heaviside):
+    values = torch.tensor([0.3, -1.7, 2.5], requires_grad=True)
+    result = missing(values, torch.tensor(2.0))
+    assert result.requires_grad and result.grad_fn is not None
+    assert "not implemented" in backward_error(result)
 # --8<-- [end:claim-result-decides]
 
 # --8<-- [start:claim-what-requires-grad]
@@ -93,6 +111,17 @@ with torch.no_grad():
     computed_quietly = made * 2
 for no_grad_needed in (torch.ones(2), made.detach(), computed_quietly):
     assert not no_grad_needed.requires_grad
+# under no_grad, an in-place operation changes an existing tensor, which
+# keeps its requires_grad
+to_update = torch.ones(2, requires_grad=True)
+with torch.no_grad():
+    updated = to_update.sub_(0.5)
+assert updated is to_update and updated.requires_grad
+# a frozen layer's parameters are still parameters, but need no gradient
+frozen = torch.nn.Linear(2, 1).requires_grad_(False)
+for frozen_parameter in frozen.parameters():
+    assert isinstance(frozen_parameter, torch.nn.Parameter)
+    assert not frozen_parameter.requires_grad
 # --8<-- [end:claim-what-requires-grad]
 
 # --8<-- [start:claim-grad-mode-inside]
@@ -125,6 +154,24 @@ class Square(torch.autograd.Function):
 
 Square.apply(base).backward()
 assert len(mode_seen) == 3 and not any(mode_seen.values())
+# with create_graph=True, the backward pass is itself recorded: grad mode is
+# on in hooks and in Function.backward, still off in Function.forward
+mode_seen.clear()
+base_again = torch.tensor(2.0, requires_grad=True)
+squared_again = base_again**2
+squared_again.register_hook(
+    lambda g: mode_seen.__setitem__("tensor hook", torch.is_grad_enabled())
+)
+torch.autograd.grad(squared_again, base_again, create_graph=True)
+(slope,) = torch.autograd.grad(
+    Square.apply(base_again), base_again, create_graph=True
+)
+assert mode_seen == {
+    "tensor hook": True,
+    "Function.forward": False,
+    "Function.backward": True,
+}
+assert slope.grad_fn is not None
 
 
 class InPlaceOnWeight(TorchFunctionMode):
@@ -150,6 +197,7 @@ def modes_in_step(cls, **settings):
     sparse = cls is torch.optim.SparseAdam  # it takes sparse gradients only
 
     def closure():  # LBFGS asks for the loss again; the others ignore it
+        closure_modes.append(torch.is_grad_enabled())
         weight.grad = gradient.to_sparse() if sparse else gradient.clone()
         return (weight * gradient).sum()
 
@@ -163,6 +211,7 @@ def modes_in_step(cls, **settings):
     return spy.modes, refused
 
 
+closure_modes = []  # grad mode while step() runs the closure
 optimizer_classes = [
     cls
     for _, cls in inspect.getmembers(torch.optim, inspect.isclass)
@@ -173,6 +222,8 @@ assert len(optimizer_classes) > 10 and torch.optim.SGD in optimizer_classes
 for cls in optimizer_classes:  # every optimizer in torch.optim
     modes, refused = modes_in_step(cls)
     assert refused is None and len(modes) > 0 and not any(modes), cls
+# but every step() switches grad mode back on to run the closure
+assert len(closure_modes) >= len(optimizer_classes) and all(closure_modes)
 # built with differentiable=True, step() leaves grad mode on, and the
 # in-place update of a leaf is then refused, as outside no_grad
 modes, refused = modes_in_step(torch.optim.SGD, differentiable=True)

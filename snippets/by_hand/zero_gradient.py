@@ -39,4 +39,41 @@ assert momentum[2] != momentum[1]  # momentum: earlier steps still move it
 factor = 1 - lr * decay
 assert decayed[1] != decayed[0]
 assert abs(decayed[1] - decayed[0] * factor) < 1e-7
+# no gradient at all (.grad is None): every optimizer of torch.optim skips
+# the parameter, even after a first step left it momentum, and with weight
+# decay switched on
+import inspect  # noqa: E402  (a claim section, left out of the page)
+
+optimizer_classes = [
+    cls
+    for _, cls in inspect.getmembers(torch.optim, inspect.isclass)
+    if issubclass(cls, torch.optim.Optimizer)
+    and cls is not torch.optim.Optimizer
+]
+makers = [
+    (lambda ps, cls=cls: cls(ps, lr=0.1))
+    if "lr" in inspect.signature(cls).parameters
+    else (lambda ps, cls=cls: cls(ps))
+    for cls in optimizer_classes
+]
+makers += [
+    lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.1),
+    lambda ps: torch.optim.AdamW(ps, weight_decay=0.1),
+]
+assert len(makers) > 10
+for make in makers:
+    param = torch.ones(2, 2, requires_grad=True)
+    optimizer = make([param])
+    sparse = isinstance(optimizer, torch.optim.SparseAdam)
+    first = torch.tensor([[1.0, -2.0], [0.5, 3.0]])
+
+    def closure(param=param, first=first, sparse=sparse):
+        param.grad = first.to_sparse() if sparse else first.clone()
+        return (param * first).sum()
+
+    optimizer.step(closure)  # a first step, with a gradient
+    before = param.detach().clone()
+    param.grad = None  # then none at all
+    optimizer.step(lambda p=param, g=first: (p * g).sum().detach())
+    assert param.grad is None and torch.equal(param.detach(), before)
 # --8<-- [end:claim-zero-moves]
