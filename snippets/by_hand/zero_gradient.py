@@ -39,9 +39,9 @@ assert momentum[2] != momentum[1]  # momentum: earlier steps still move it
 factor = 1 - lr * decay
 assert decayed[1] != decayed[0]
 assert abs(decayed[1] - decayed[0] * factor) < 1e-7
-# no gradient at all (.grad is None): every optimizer of torch.optim skips
-# the parameter, even after a first step left it momentum, and with weight
-# decay switched on
+# no gradient at all (.grad is None): no optimizer of torch.optim changes
+# the parameter's value, even after a first step left it momentum, and with
+# weight decay switched on (LBFGS adds zeros to it in place: see beyond/frozen)
 import inspect  # noqa: E402  (a claim section, left out of the page)
 
 optimizer_classes = [
