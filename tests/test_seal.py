@@ -250,3 +250,14 @@ def test_runs_start_only_while_their_memory_limits_fit_in_the_machine():
     assert not pool._fits([(big, 1.0)], {"a": (None, big, 0.0, 1.0)})  # two would not fit
     small = Job("/r", "small", {}, 1, memory=share // 2 - 1)
     assert pool._fits([(small, 1.0)], {"a": (None, small, 0.0, 1.0)})
+
+
+def test_a_fresh_interpreter_imports_matplotlib_as_a_reader_does(tmp_path):
+    # In the run's read-only mounts, matplotlib's import tests its configuration folder for
+    # writing; it must find it as on a reader's machine, or it warns into the output.
+    box = make_sandbox(tmp_path)
+    box.write("snippets/plots.py", 'import matplotlib.pyplot  # noqa: F401\n\nprint("drawn")\n')
+    box.write("docs/index.md", PAGE.format(name="plots"))
+    run = box.regen("--no-fork")
+    assert run.returncode == 0, run.stderr
+    assert box.read("docs/generated/plots.txt") == "drawn\n"

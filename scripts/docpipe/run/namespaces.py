@@ -12,7 +12,9 @@ network namespace of its own (`unshare`), which every process it starts shares:
   group's rendezvous), and no server of the machine's;
 - every other mount read-only (the kernel's own /proc and /sys aside): the mode, owner, times
   and extended attributes of a file outside the job folder cannot change, whatever the route
-  (ctypes, a subprocess's chmod, touch or chattr).
+  (ctypes, a subprocess's chmod, touch or chattr). The user's configuration and cache folders
+  stay writable mounts (_user_folders: matplotlib tests them at import, and would warn), which
+  Landlock still keeps the run from writing to.
 
 Why our own ctypes calls: the standard library has os.unshare only from Python 3.12, and the
 mounts need mount(2), which it lacks. unshare needs CAP_SYS_ADMIN: the runner runs as root on
@@ -122,6 +124,19 @@ def _read_only() -> None:
             # one on top is remounted instead, in its own turn
 
 
+def _user_folders() -> list[str]:
+    """The user's configuration and cache folders (XDG's, as libraries find them): left as
+    writable mounts, so that a library that tests them for writing, as matplotlib does at
+    import, finds them as on a reader's machine and prints no warning. Landlock still refuses
+    every write into them."""
+    home = os.path.expanduser("~")
+    found = [
+        os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"),
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache"),
+    ]
+    return [f for f in found if os.path.isdir(f)]
+
+
 def isolate(workdir: Path) -> str:
     """Move this process into namespaces of its own, as the module docstring says; "" when it
     has them, else why not (the run goes on, sealed all the same)."""
@@ -130,6 +145,9 @@ def isolate(workdir: Path) -> str:
         _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing mounted here reaches the host
         _loopback_up()
         _read_only()
+        for folder in _user_folders():
+            _mount(folder, folder, None, MS_BIND)
+            _mount(None, folder, None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV)
         job = os.open(workdir, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             jobs = str(workdir.parent)
