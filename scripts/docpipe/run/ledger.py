@@ -4,10 +4,12 @@ Before a claim section (a section named `claim-...`, docpipe.sections.CLAIM_PREF
 rewrite() turns each of its asserts into a call the run cannot compile away, even under `-O`
 or PYTHONOPTIMIZE:
 
-    assert test, message   ->   if not LEDGER.held(id, test): raise LEDGER.failed(id, message)
+    assert test, message   ->   if not L.held(id, test): L.failed(id); raise L.error(message)
 
-so the Ledger knows, after the run, how often each assert ran, whether one failed (even where
-the snippet caught the AssertionError and went on), and what its test's value was. Inside a
+where L is the run's Ledger itself, put in the code's constants by bind() (no name a snippet
+could rebind). So the Ledger knows, after the run, how often each assert ran, whether one
+failed (even where the snippet caught the AssertionError, or its message raised, and went on),
+and what its test's value was. Inside a
 test, a comparison with a tolerance is probed: `torch.allclose(a, b, atol=...)` (and isclose,
 assert_close) and `abs(a - b) < tol` are evaluated once more with `b` moved by `abs(b)/2 + 1`;
 a tolerance that still accepts that accepts any value of that size, and cannot fail.
@@ -18,9 +20,10 @@ one whose test was a container (true whenever not empty), one with a tolerance t
 static forms (a constant, `x == x`, `or True`) are docpipe.vacuous's, named by the page side.
 
 Watch guards what a claim section may touch: it checks, and changes nothing the page's code
-made. After each claim section it compares the globals the page's own sections bound (the same
-object, and for a tensor or module the same version counters and .grad) and the functions of
-the modules the snippet uses (a claim that replaces torch.allclose changes every later check).
+made. At each assert (Watch.guard) it compares the globals the page's own sections bound that
+later code reads (the same object, and for a tensor or module the same version counters and
+.grad) and the functions comparisons call; after each claim section, every function of the
+modules the snippet uses (a claim that replaces torch.allclose changes every later check).
 
 The run's counts travel in execute's Result.claims as (section, line, runs) and are recorded
 (docpipe.recorded.record.Record.claims); a page's check mark says how many cases they ran over.
