@@ -349,3 +349,16 @@ def test_only_an_installed_packages_own_wrapper_may_stand_in_for_a_function():
     assert not ledger._installed_wrapper(written, seed)
     assert not ledger._installed_wrapper(contextlib.contextmanager(lambda: None), seed)
     assert not ledger._installed_wrapper(len, seed)  # a builtin in its place
+
+
+def test_regen_refuses_a_claim_whose_text_cannot_fail_before_it_runs(tmp_path):
+    box = make_sandbox(tmp_path)
+    box.write("snippets/constant.py", snippet("constant", "assert 4 == 4"))
+    box.write("docs/index.md", page(["constant"]))
+    run = box.regen()
+    assert run.returncode == 2
+    assert (
+        f'PROBLEM docs/index.md:11: the claim of "{SENTENCE}": snippets/constant.py:7: this'
+        " assert cannot fail: its test is a constant"
+    ) in run.stderr
+    assert not (box.root / "docs" / "generated").exists()  # nothing ran, nothing recorded
