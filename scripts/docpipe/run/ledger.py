@@ -328,6 +328,18 @@ def _signature(value):
     return None
 
 
+def _page_changes(state: dict, namespace: dict):
+    """(name, how) of each global in `state` (name -> (id, _signature) as Watch.before took
+    them) that the namespace no longer holds as it was; `how` has {} where the name goes."""
+    for name, (ident, signature) in state.items():
+        if name not in namespace:
+            yield name, "deletes {}"
+        elif id(namespace[name]) != ident:
+            yield name, "rebinds {}"
+        elif _signature(namespace[name]) != signature:
+            yield name, "changes {} in place (its version counter or its .grad)"
+
+
 _WATCHED = ("builtins", "math", "operator", "torch", "torch.testing", "numpy", "numpy.testing")
 
 
@@ -356,10 +368,8 @@ class Watch:
         functions = _comparers()
 
         def changed() -> str:
-            for name, (ident, signature) in shown.items():
-                value = namespace.get(name, changed)
-                if id(value) != ident or _signature(value) != signature:
-                    return f"had changed `{name}`"
+            for name, _ in _page_changes(shown, namespace):
+                return f"had changed `{name}`"
             for (owner, attr), value in functions.items():
                 if getattr(owner, attr, None) is not value:
                     return f"had replaced {getattr(owner, '__name__', owner)}.{attr}"
@@ -374,16 +384,8 @@ class Watch:
     def after_claim(self, namespace: dict, later: set[str]) -> list[str]:
         """After a claim section: what it changed of the page's globals that a later section
         reads (`later`: the names later sections read), and of the modules' functions."""
-        changed = []
-        for name, (ident, signature) in self.state.items():
-            if name not in later:
-                continue
-            if name not in namespace:
-                changed.append(f"deletes `{name}`")
-            elif id(namespace[name]) != ident:
-                changed.append(f"rebinds `{name}`")
-            elif _signature(namespace[name]) != signature:
-                changed.append(f"changes `{name}` in place (its version counter or its .grad)")
+        shown = {k: v for k, v in self.state.items() if k in later}
+        changed = [how.format(f"`{name}`") for name, how in _page_changes(shown, namespace)]
         for owner, functions in self.modules.items():
             for attr, value in functions.items():
                 now = vars(owner).get(attr)
