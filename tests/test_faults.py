@@ -146,7 +146,8 @@ def zygotes_of(pid: int) -> list[int]:
 def test_a_zygote_that_dies_fails_its_snippet_alone(recorded, tmp_path):
     # A snippet cannot kill its zygote (the test above); the machine can (say, out of memory):
     # the test kills it while a snippet waits, and the snippets after it run from a new one.
-    go = tmp_path / "go"
+    # the signal lies where a run can see it: its temporary folders are its own (not /tmp's)
+    go = Path.home() / f".docpipe-test-go-{os.getpid()}"
     recorded.write(
         "snippets/a_waits.py",
         f"import os\nimport time\n\nwhile not os.path.exists({str(go)!r}):\n    time.sleep(0.02)\n",
@@ -407,7 +408,8 @@ def test_a_changed_environment_alone_is_told_apart_from_drift(recorded):
 def test_a_second_regen_waits_for_the_first(recorded, tmp_path):
     # The first regen's snippet runs until the test says go: it holds the lock until then,
     # however slow the machine (events, not sleeps).
-    go = tmp_path / "go"
+    # the signal lies where a run can see it: its temporary folders are its own (not /tmp's)
+    go = Path.home() / f".docpipe-test-go-{os.getpid()}"
     recorded.write(
         "snippets/good.py",
         "import os\nimport time\n\n"
@@ -426,6 +428,7 @@ def test_a_second_regen_waits_for_the_first(recorded, tmp_path):
     go.touch()
     waited = recorded.regen()
     first.communicate(timeout=60)
+    go.unlink()
     assert first.returncode == 0
     assert refused.returncode == 1
     assert refused.stderr.endswith(

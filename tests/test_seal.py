@@ -9,10 +9,14 @@ a queue) and DataLoader workers; its recorded output is compared with a reader's
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -76,12 +80,17 @@ def connect(family, address):
 
 tried("the machine's TCP server", lambda: connect(socket.AF_INET, ("127.0.0.1", PORT)))
 tried("the machine's abstract socket", lambda: connect(socket.AF_UNIX, ABSTRACT))
+for where, path in UNIX_PATHS:
+    tried(f"the machine's UNIX socket in {where}", lambda: connect(socket.AF_UNIX, path))
+tried("a vsock socket", lambda: socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM).close())
+tried("a packet socket", lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW).close())
 with socket.socket() as server:  # a server of its own, on its own loopback
     server.bind(("127.0.0.1", 0))
     server.listen()
     tried("its own TCP server", lambda: connect(socket.AF_INET, server.getsockname()))
 seen = len(os.listdir("/dev/shm")) - os.path.exists("/dev/shm/mine")
 print("job folders seen in /dev/shm:", seen)
+print("processes in its /proc:", sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))
 """
 
 PROCESSES = """
@@ -138,11 +147,23 @@ def sealed(tmp_path_factory):
     abstract.bind(b"\0" + name.encode())
     abstract.listen()
     machine = subprocess.Popen(["sleep", "300"])
-    box.outside = tmp_path_factory.mktemp("outside") / "file"
+    # pathname UNIX sockets of the machine: in the temporary folder and in /run
+    unix = []
+    for where, folder in (("/tmp", tmp_path_factory.mktemp("sockets")), ("/run", Path("/run"))):
+        listener = socket.socket(socket.AF_UNIX)
+        path = folder / f"docpipe-test-seal-{os.getpid()}.sock"
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        listener.bind(str(path))
+        listener.listen()
+        unix.append((where, path, listener))
+    # a file of the machine the run sees (the temporary folder is hidden from it): the home's
+    box.outside = Path.home() / f".docpipe-test-seal-{os.getpid()}"
     box.outside.write_text("not the snippet's")
     constants = (
         f"MACHINE_PID = {machine.pid}\nPORT = {server.getsockname()[1]}\n"
         f"ABSTRACT = b'\\0{name}'\nOUTSIDE = {str(box.outside)!r}\n"
+        f"UNIX_PATHS = {[(where, str(path)) for where, path, _ in unix]!r}\n"
     )
     box.write("snippets/doors.py", constants + DOORS)
     box.write("snippets/processes.py", PROCESSES)
@@ -152,6 +173,11 @@ def sealed(tmp_path_factory):
     machine.kill()
     server.close()
     abstract.close()
+    for _, path, listener in unix:
+        listener.close()
+        path.unlink()
+    box.outside_mode = box.outside.stat().st_mode & 0o7777
+    box.outside.unlink()
     return box
 
 
@@ -174,8 +200,13 @@ def test_no_device_node_can_be_made_anywhere(sealed):
 def test_no_process_outside_its_own_can_be_signalled(sealed):
     doors = recorded(sealed, "doors")
     assert "SIGSTOP to the runner refused: EPERM" in doors
-    assert "SIGKILL to a process of the machine refused: EPERM" in doors
+    # its own PID namespace: the machine's processes have no pid there (ESRCH), and were they
+    # reachable, Landlock's signal scope would refuse (EPERM)
+    assert any(
+        line.startswith("SIGKILL to a process of the machine refused: E") for line in doors
+    )
     assert sealed.machine_alive
+    assert "processes in its /proc: [1, 2]" in doors  # its namespace's init, and itself
 
 
 def test_no_socket_of_the_machine_can_be_reached_but_its_own_loopback_works(sealed):
@@ -185,6 +216,12 @@ def test_no_socket_of_the_machine_can_be_reached_but_its_own_loopback_works(seal
     # Landlock's scope would refuse one, EPERM, where namespaces cannot be had)
     assert any(line.startswith("the machine's abstract socket refused: ") for line in doors)
     assert "its own TCP server done" in doors
+    # pathname sockets: the run's temporary and runtime folders are empty tmpfs of its own
+    assert "the machine's UNIX socket in /tmp refused: ENOENT" in doors
+    assert "the machine's UNIX socket in /run refused: ENOENT" in doors
+    # families outside the network stack (vsock) or needing a device (packet): refused
+    assert "a vsock socket refused: EAFNOSUPPORT" in doors
+    assert "a packet socket refused: EAFNOSUPPORT" in doors
 
 
 def test_no_file_outside_the_job_folder_changes_its_metadata(sealed):
@@ -193,7 +230,7 @@ def test_no_file_outside_the_job_folder_changes_its_metadata(sealed):
         assert f"{what} of a repository file refused: EROFS" in doors
     assert "chmod of a file outside refused: EROFS" in doors
     assert "chown of a file outside refused: EROFS" in doors
-    assert sealed.outside.stat().st_mode & 0o7777 == 0o644
+    assert sealed.outside_mode == 0o644
     source = sealed.root / "snippets" / "doors.py"
     assert source.stat().st_mode & 0o7777 == 0o644 and source.stat().st_mtime > 0
 
@@ -261,3 +298,140 @@ def test_a_fresh_interpreter_imports_matplotlib_as_a_reader_does(tmp_path):
     run = box.regen("--no-fork")
     assert run.returncode == 0, run.stderr
     assert box.read("docs/generated/plots.txt") == "drawn\n"
+
+
+DAEMON = """
+import subprocess
+import time
+
+subprocess.Popen(["setsid", "sleep", "{marker}1"])  # a daemon, in a session of its own
+subprocess.Popen(["sleep", "{marker}2"])
+print("started", flush=True)
+time.sleep(300)
+"""
+
+
+def _running(marker: str) -> list[int]:
+    """The pids of the machine's processes whose command line holds `marker`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        with contextlib.suppress(OSError):
+            if entry.isdigit() and marker.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
+                found.append(int(entry))
+    return found
+
+
+def _until(condition, timeout: float = 60) -> bool:
+    """Whether `condition()` became true within `timeout` seconds (polled: what it waits on is
+    another process's state, which sends no event)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("cancel", ["SIGTERM to its group", "SIGKILL to regen", "SIGINT"])
+def test_a_cancelled_regen_leaves_no_process_of_the_run(tmp_path, cancel):
+    box = make_sandbox(tmp_path)
+    marker = f"31{os.getpid()}{len(cancel)}"  # the sleeps' seconds: unique to this test
+    box.write("snippets/daemon.py", DAEMON.replace("{marker}", marker))
+    box.write("docs/index.md", PAGE.format(name="daemon"))
+    regen = subprocess.Popen(
+        [sys.executable, "scripts/regen.py", "snippets/daemon.py"],
+        cwd=box.root,
+        env=reader_machine(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own group, as a CI job's or a shell's
+    )
+    try:
+        assert _until(lambda: len(_running(marker)) == 2), "the snippet's sleeps never started"
+        match cancel:
+            case "SIGTERM to its group":
+                os.killpg(regen.pid, signal.SIGTERM)
+            case "SIGKILL to regen":
+                regen.kill()
+            case "SIGINT":
+                regen.send_signal(signal.SIGINT)
+        _, stderr = regen.communicate(timeout=60)
+        assert _until(lambda: not _running(marker)), f"still running: {_running(marker)}"
+        assert "Traceback" not in stderr, stderr
+    finally:
+        for pid in _running(marker):
+            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(regen.pid, signal.SIGKILL)
+
+
+TREE = """
+import multiprocessing as mp
+
+
+def hold(barrier):
+    held = b"x" * (400 << 20)  # written, so its pages are the process's own
+    barrier.wait(timeout=60)
+    print(len(held))
+
+
+if __name__ == "__main__":
+    barrier = mp.get_context("fork").Barrier(3)
+    workers = [mp.get_context("fork").Process(target=hold, args=(barrier,)) for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    print([worker.exitcode for worker in workers])
+"""
+
+
+def test_a_process_tree_over_its_memory_limit_fails_naming_it(tmp_path):
+    # each process stays under the limit (RLIMIT_DATA); three together do not
+    from docpipe.run import cgroups
+
+    if cgroups.parent() is None and not os.environ.get("CI"):
+        pytest.skip("no memory control group can be made here (needs root and cgroups)")
+    box = make_sandbox(tmp_path)
+    box.write("snippets/snippets.toml", '["tree.py"]\nmemory = 1024\n')
+    box.write("snippets/tree.py", TREE)
+    box.write("docs/index.md", PAGE.format(name="tree"))
+    run = box.regen("snippets/tree.py")
+    assert run.returncode == 1
+    failed = next(line for line in run.stderr.splitlines() if "FAILED snippets/tree.py" in line)
+    assert "reached the runner's memory limit of 1024 MiB" in failed, run.stderr
+    assert "raise `memory` for it in snippets/snippets.toml" in failed
+
+
+def test_a_stopped_zygote_is_taken_for_dead_at_the_deadline(tmp_path):
+    box = make_sandbox(tmp_path)
+    marker = f"32{os.getpid()}"
+    box.write("snippets/slow.py", f'import subprocess\n\nsubprocess.run(["sleep", "{marker}"])\n')
+    box.write("docs/index.md", PAGE.format(name="slow"))
+    regen = subprocess.Popen(
+        [sys.executable, "scripts/regen.py", "--timeout", "3", "snippets/slow.py"],
+        cwd=box.root,
+        env=reader_machine(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert _until(lambda: _running(marker)), "the snippet's sleep never started"
+        with open(f"/proc/{regen.pid}/task/{regen.pid}/children") as children:
+            (zygote,) = map(int, children.read().split())
+        os.kill(zygote, signal.SIGSTOP)
+        _, stderr = regen.communicate(timeout=60)
+        assert regen.returncode == 1
+        failed = next(line for line in stderr.splitlines() if "FAILED snippets/slow.py" in line)
+        assert "timed out after 3 s" in failed
+        assert "the runner's zygote did not answer in time (stopped or hung)" in failed
+        assert "Traceback" not in stderr, stderr
+        assert _until(lambda: not _running(marker)), f"still running: {_running(marker)}"
+    finally:
+        for pid in _running(marker):
+            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(regen.pid, signal.SIGKILL)

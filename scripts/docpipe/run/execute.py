@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from docpipe import sections
-from docpipe.run import figures, landlock, ledger, messages, namespaces, sourceonly
+from docpipe.run import figures, landlock, ledger, messages, namespaces, seccomp, sourceonly
 from docpipe.run.messages import Job, Result
 
 try:
@@ -62,8 +62,33 @@ FILE_CAP = 64 << 20  # bytes: the most a run may write to one file (its output a
 NO_LANDLOCK = "DOCPIPE_NO_LANDLOCK"  # set (to 1): run as on a kernel without Landlock (tests)
 
 
-def child_main(job: Job) -> None:
-    """Entry point of the child process (forked or spawned)."""
+def enclosed_main(job: Job) -> int:
+    """Entry point of the child the zygote forks: child_main(job) in a PID namespace of its
+    own (docpipe.run.namespaces.enclose), so that nothing the run starts outlives it; the exit
+    code to leave with (negative: the signal that killed the run)."""
+    if os.environ.get(NO_LANDLOCK):  # as on a kernel without Landlock: namespaces left out
+        child_main(job)
+        return 0
+    try:
+        memory = job.memory or DEFAULT_MEMORY
+        return namespaces.enclose(functools.partial(_enclosed, job), memory, Path(job.workdir))
+    except OSError as e:  # the run fails, naming its snippet (child_main)
+        child_main(job, f"a PID namespace ({e})")
+        return 0
+
+
+def _enclosed(job: Job) -> int:
+    try:
+        child_main(job)
+        return 0
+    except BaseException:
+        traceback.print_exc()
+        return 1
+
+
+def child_main(job: Job, not_enclosed: str = "") -> None:
+    """Entry point of the child process (forked or spawned). `not_enclosed`: why
+    enclosed_main() could not give it a PID namespace (the run then fails)."""
     result = Result()
     project = Project(job.root)
     inside = _Repository(project)
@@ -78,8 +103,8 @@ def child_main(job: Job) -> None:
     _limit_threads(job.threads)
     reseed()
     # NO_LANDLOCK runs as on a kernel without it: the tripwire's case, namespaces left out too
-    isolated = not os.environ.get(NO_LANDLOCK) and not namespaces.isolate(workdir)
-    result.sealed = _seal(project, workdir, isolated)
+    unisolated = "" if os.environ.get(NO_LANDLOCK) else not_enclosed or _isolate(project, workdir)
+    result.sealed = _seal(project, workdir, not unisolated)
     # Warning filters stay as the zygote has them: CPython's defaults plus what torch and numpy
     # add when they are imported, as in a reader's process.
     started_by = _watch_repository_files(inside, result)
@@ -87,6 +112,13 @@ def child_main(job: Job) -> None:
     _cap_files()
     _cap_memory(job.memory or DEFAULT_MEMORY)
     try:
+        if unisolated:
+            raise _Failure(
+                f"the runner could not isolate its run: {unisolated}. It needs root, or user"
+                " namespaces for an ordinary user; DOCPIPE_NO_LANDLOCK=1 runs every snippet"
+                " unsealed, the repository compared before and after each run instead",
+                snippet.name,
+            )
         os.chdir(scratch)
         module = _main_module(snippet)
         # From here on, what is imported is the snippet's (and its figure code's): what the
@@ -180,6 +212,14 @@ def outside_repository(root: str) -> tuple[str, ...]:
 def sealable() -> bool:
     """Whether a run's child can seal itself (else the parent uses docpipe.run.tripwire)."""
     return not os.environ.get(NO_LANDLOCK) and landlock.abi() >= 1
+
+
+def _isolate(project: Project, workdir: Path) -> str:
+    """The run's namespaces and socket filter (docpipe.run.namespaces, docpipe.run.seccomp):
+    "" when it has them, else what the kernel refused."""
+    keep = [project.root, sys.prefix, sys.base_prefix, sys.exec_prefix]
+    why = namespaces.isolate(workdir, map(str, keep))
+    return why or seccomp.install()
 
 
 def _seal(project: Project, workdir: Path, isolated: bool = False) -> str:

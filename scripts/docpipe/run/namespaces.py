@@ -25,15 +25,23 @@ holds; a snippet's semaphores then fail as they did before).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
 import functools
 import os
+import select
+import shlex
+import signal
 import socket
 import struct
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from docpipe.run import cgroups
+
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWNET = 0x00020000, 0x10000000, 0x40000000
+CLONE_NEWPID = 0x20000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
 MS_NOATIME, MS_NODIRATIME, MS_REC, MS_PRIVATE = 1024, 2048, 0x4000, 1 << 18
 MS_RELATIME, MS_STRICTATIME = 1 << 21, 1 << 24
@@ -52,6 +60,11 @@ _OPTIONS = {
 # writes to them anyway.
 _KERNEL = ("/proc", "/sys", "/dev/pts", "/dev/mqueue")
 SHARED_MEMORY = "/dev/shm"
+# Where the machine's processes keep what they share at run time (their pathname UNIX sockets,
+# lock and pid files, temporary files): each is an empty tmpfs of the run's own, so no socket
+# of another process is there to connect to. The project, the interpreter and the job folder,
+# when they lie under one, are bound back (read-only but the job folder).
+RUNTIME = ("/tmp", "/var/tmp", "/run", "/var/run")
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
 
 
@@ -79,14 +92,119 @@ def _mount(source: str | None, target: str, kind: str | None, flags: int, data: 
     )
 
 
-def _unshare() -> None:
-    if _libc().unshare(CLONE_NEWNS | CLONE_NEWNET) == 0:
+def _unshare(flags: int = CLONE_NEWNS | CLONE_NEWNET) -> None:
+    if _libc().unshare(flags) == 0:
         return
     uid, gid = os.getuid(), os.getgid()  # an ordinary user: in a user namespace of its own
-    _check(_libc().unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET), "unshare")
+    _check(_libc().unshare(CLONE_NEWUSER | flags), "unshare")
     Path("/proc/self/setgroups").write_text("deny")
     Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
     Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
+
+
+_PR_SET_PDEATHSIG = 1
+MEMORY_EXCEEDED = "memory-exceeded"  # in a job's folder: the kernel killed for want of memory
+LEFT_RUNNING = "left-running"  # in a job's folder: what the run left running, named
+PIPE_ROOM = 60000  # bytes of names that fit in the status pipe (64 KiB) without blocking
+_enclosed = False  # whether this process is the run of enclose()
+
+
+def enclose(run: Callable[[], int], memory: int, workdir: Path) -> int:
+    """Run `run()` in a grandchild inside a PID namespace of its own, and return its exit code
+    (negative: the signal that killed it). Called in the run's child (forked by the zygote):
+
+        child (this process) -> init of the namespace -> the run (`run()`, pid 2)
+
+    Every process the run starts, a `setsid` daemon and its double fork included, lives in that
+    namespace, and the kernel kills all of them when its init ends: when the run ends, or when
+    this child dies (SIGKILL at a timeout, or with the zygote and regen, by PR_SET_PDEATHSIG),
+    whatever signal or cancellation ended it. The run is not the namespace's init, so it keeps
+    a reader's signals (an init ignores those it has no handler for). Raises OSError when the
+    kernel refuses a namespace; the caller fails the run naming its snippet.
+
+    The init joins a memory group limited to `memory` MiB (docpipe.run.cgroups) where the
+    kernel offers one: the whole tree's limit. When the kernel killed a process of it for want
+    of memory, MEMORY_EXCEEDED is written in the job's folder `workdir` for the parent."""
+    try:
+        group = cgroups.Group.make(memory)
+    except OSError:
+        group = None  # each process keeps its own limit (RLIMIT_DATA) all the same
+    _unshare(CLONE_NEWPID)
+    me = os.pidfd_open(os.getpid())
+    status_read, status_write = os.pipe()
+    init = os.fork()
+    if init == 0:  # the namespace's init: starts the run, waits, reports its status
+        try:
+            os.close(status_read)
+            _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if select.select([me], [], [], 0)[0]:  # the child died before the line above
+                os._exit(1)
+            os.close(me)
+            if group:
+                group.join()
+            pid = os.fork()
+            if pid == 0:
+                os.close(status_write)
+                _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+                global _enclosed
+                _enclosed = True
+                os._exit(run())
+            while True:  # reap what is left to it until the run ends
+                ended, status = os.wait()
+                if ended == pid:
+                    code = struct.pack("i", os.waitstatus_to_exitcode(status))
+                    os.write(status_write, code + _left_running().encode()[:PIPE_ROOM])
+                    break
+        finally:
+            os._exit(0)  # the kernel kills every process left in the namespace
+    os.close(status_write)
+    os.close(me)
+    os.waitpid(init, 0)
+    data = b""
+    while chunk := os.read(status_read, 1 << 16):
+        data += chunk
+    os.close(status_read)
+    if data[4:]:
+        (workdir / LEFT_RUNNING).write_bytes(data[4:])
+    if group:
+        if group.killed():
+            (workdir / MEMORY_EXCEEDED).write_text(str(memory))
+        group.remove()
+    return struct.unpack("i", data[:4])[0] if len(data) >= 4 else -signal.SIGKILL
+
+
+def descendants(pid: int | str) -> list[int]:
+    """Every process below `pid` ("self": this process) as /proc numbers them, parents first
+    (this process's own pid is no /proc number in a PID namespace whose /proc is the host's)."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop(0)
+        with contextlib.suppress(OSError), os.scandir(f"/proc/{parent}/task") as tasks:
+            for task in tasks:
+                with contextlib.suppress(OSError), open(f"{task.path}/children") as f:
+                    new = [int(p) for p in f.read().split()]
+                    found += new
+                    todo += new
+    return found
+
+
+def named(pids: list[int]) -> str:
+    """ "pid N (command line)" of each process still there (not a zombie), comma-separated."""
+    said = []
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    continue
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                words = [os.fsdecode(w) for w in f.read().split(b"\0") if w]
+            said.append(f"pid {pid} ({shlex.join(words) or '?'})")
+    return ", ".join(said)
+
+
+def _left_running() -> str:
+    """What the run left when it ended (its processes, adopted by this init): named."""
+    return named(descendants("self"))
 
 
 def _loopback_up() -> None:
@@ -137,29 +255,59 @@ def _user_folders() -> list[str]:
     return [f for f in found if os.path.isdir(f)]
 
 
-def isolate(workdir: Path) -> str:
+def _topmost(paths: Iterable[str]) -> list[str]:
+    """These paths, less those inside another of them."""
+    found: list[str] = []
+    for path in sorted(set(paths)):
+        if not any(path == p or path.startswith(p.rstrip(os.sep) + os.sep) for p in found):
+            found.append(path)
+    return found
+
+
+def isolate(workdir: Path, keep: Iterable[str] = ()) -> str:
     """Move this process into namespaces of its own, as the module docstring says; "" when it
-    has them, else why not (the run goes on, sealed all the same)."""
+    has them, else why not (the caller fails the run). `keep`: folders (the project, the
+    interpreter) that stay as they are, read-only, when they lie in a folder made private."""
     try:
         _unshare()
         _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing mounted here reaches the host
+        if _enclosed:  # in enclose()'s namespace: its own processes in /proc, and no other
+            _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         _loopback_up()
         _read_only()
         for folder in _user_folders():
             _mount(folder, folder, None, MS_BIND)
             _mount(None, folder, None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV)
+        jobs = str(workdir.parent)
+        private = MS_NOSUID | MS_NODEV
+        hidden = [SHARED_MEMORY, *(f for f in RUNTIME if _real_folder(f))]
+        if jobs not in hidden:  # the other jobs' folders, hidden too
+            hidden.append(jobs)
+        within = [
+            os.path.realpath(k)
+            for k in keep
+            if any(os.path.realpath(k).startswith(h + os.sep) for h in hidden)
+        ]
+        fds = {k: os.open(k, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC) for k in _topmost(within)}
         job = os.open(workdir, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
-            jobs = str(workdir.parent)
-            private = MS_NOSUID | MS_NODEV
-            _mount("tmpfs", SHARED_MEMORY, "tmpfs", private, "mode=1777")
-            if jobs != SHARED_MEMORY:  # the other jobs' folders, hidden too
-                _mount("tmpfs", jobs, "tmpfs", private, "mode=1777")
+            for folder in hidden:
+                _mount("tmpfs", folder, "tmpfs", private, "mode=1777")
+            for path, fd in fds.items():
+                os.makedirs(path, exist_ok=True)
+                _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+                _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | private)
             os.makedirs(workdir, exist_ok=True)
             _mount(f"/proc/self/fd/{job}", str(workdir), None, MS_BIND)
             _mount(None, str(workdir), None, MS_BIND | MS_REMOUNT | private)
         finally:
-            os.close(job)
+            for fd in [job, *fds.values()]:
+                os.close(fd)
     except OSError as e:
         return str(e)
     return ""
+
+
+def _real_folder(path: str) -> bool:
+    """A folder, not a link to one (/var/run is mostly a link to /run)."""
+    return os.path.isdir(path) and not os.path.islink(path)

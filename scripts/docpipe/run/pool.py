@@ -23,11 +23,12 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import wait
+from pathlib import Path
 
 from docpipe.catalog import DEFAULT_MEMORY
 from docpipe.environment import VERSIONED
 from docpipe.project import Project, Snippet
-from docpipe.run import execute, machine, messages, tripwire, zygote
+from docpipe.run import execute, machine, messages, namespaces, tripwire, zygote
 from docpipe.run.machine import default_jobs
 from docpipe.run.messages import Job, MalformedResult, Result, decode_result
 
@@ -140,6 +141,20 @@ class _Running:
     started: float | None = None  # set when the zygote reports the fork (it may be preloading)
     pid: int | None = None
     killed: str = ""  # why it was killed
+    sent: float = 0.0  # when the zygote was asked to fork it
+    killed_at: float = 0.0
+    left: str = ""  # what its snippet had running when it was killed, named
+
+    def answer_due(self) -> float:
+        """When the zygote must have said something of this run, or be taken for dead: its
+        fork within the run's timeout (a zygote still preloading answers late, never that
+        late), and the end of a run it killed within ANSWER_GRACE."""
+        if self.killed:
+            return self.killed_at + ANSWER_GRACE
+        return self.sent + self.timeout if self.started is None else float("inf")
+
+
+ANSWER_GRACE = 10.0  # seconds a zygote has to report the end of a run that was killed
 
 
 def _run_forked(pending, parallel, on_start, on_done, z, snippet_preloads) -> dict[str, Outcome]:
@@ -149,7 +164,8 @@ def _run_forked(pending, parallel, on_start, on_done, z, snippet_preloads) -> di
     def stopped(which: list[_Running], why: str) -> None:
         for r in which:
             seconds = time.monotonic() - (r.started or time.monotonic())
-            outcomes[r.job.key] = _collect(r.job, None, seconds, f"stopped: {why}")
+            said = f"{r.killed}; {why}" if r.killed else f"stopped: {why}"
+            outcomes[r.job.key] = _collect(r.job, None, seconds, said)
             on_done(outcomes[r.job.key])
             del running[r.job.key]
 
@@ -175,14 +191,24 @@ def _run_forked(pending, parallel, on_start, on_done, z, snippet_preloads) -> di
                 job.workdir = _workdir()
                 on_start(key)
                 z.fork(job, snippet_preloads.get(key, []))
-                running[key] = _Running(job, timeout)
+                running[key] = _Running(job, timeout, sent=time.monotonic())
             deadlines = [
                 r.started + r.timeout for r in running.values() if r.started and not r.killed
-            ]
-            wait_for = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+            ] + [r.answer_due() for r in running.values()]
+            deadline = min(deadlines, default=float("inf"))
+            wait_for = None if deadline == float("inf") else max(0.0, deadline - time.monotonic())
             try:
                 events = z.events(wait_for)
+                silent = [r for r in running.values() if time.monotonic() >= r.answer_due()]
+                if silent and not events:
+                    z.close()  # SIGKILL: a stopped zygote (SIGSTOP) ends too
+                    raise zygote.ZygoteDied(
+                        "the runner's zygote did not answer in time (stopped or hung);"
+                        " it was killed"
+                    )
             except zygote.ZygoteDied as e:  # a snippet can kill its parent: fail what ran
+                for r in running.values():
+                    zygote.kill(r.pid)
                 stopped(list(running.values()), str(e))
                 z = started(zygote.shared(z.preloaded))
                 continue
@@ -203,12 +229,15 @@ def _run_forked(pending, parallel, on_start, on_done, z, snippet_preloads) -> di
                     case messages.Exited(key, code, left):
                         r = running.pop(key)
                         seconds = time.monotonic() - r.started
+                        left = ", ".join(filter(None, [r.left, left]))
                         outcomes[key] = _collect(r.job, code, seconds, r.killed, left)
                         on_done(outcomes[key])
             for r in running.values():
                 if r.started and not r.killed and time.monotonic() >= r.started + r.timeout:
+                    r.left = _snippet_processes(r.pid)
                     zygote.kill(r.pid)
                     r.killed = f"timed out after {r.timeout:g} s"
+                    r.killed_at = time.monotonic()
     finally:
         _abandon(z, running)
     return outcomes
@@ -369,6 +398,10 @@ def _collect(
             size = os.path.getsize(job.output)
             error = f"printed {size / (1 << 20):.1f} MiB; the cap is {OUTPUT_CAP >> 20} MiB"
         output = output[:OUTPUT_CAP]
+        exceeded = _memory_exceeded(job)
+        with contextlib.suppress(OSError):  # what the run left (namespaces.enclose)
+            said = (Path(job.workdir) / namespaces.LEFT_RUNNING).read_text("utf-8", "replace")
+            left = ", ".join(filter(None, [left, said]))
     finally:
         shutil.rmtree(job.workdir, ignore_errors=True)
     if left:
@@ -376,7 +409,31 @@ def _collect(
         error = f"{error}; {said}" if error else said
     if error:
         result.fail(error, name)
+    if exceeded:  # the cause of whatever else failed: said first
+        said = (
+            f"its processes together reached the runner's memory limit of {exceeded} MiB for"
+            " one snippet's processes, and the kernel killed one of them: raise `memory` for it"
+            " in snippets/snippets.toml"
+        )
+        result.fail(said, name, first=True)
     return Outcome(job.key, result, output, seconds)
+
+
+def _snippet_processes(child: int) -> str:
+    """The snippet's processes below a run's child (namespaces.enclose: the child, the
+    namespace's init, the run; what the init has besides the run was left by it), named."""
+    init = namespaces.descendants(child)[:1]
+    runner = {*init, *namespaces.descendants(init[0])[:1]} if init else set()
+    return namespaces.named([p for p in namespaces.descendants(child) if p not in runner])
+
+
+def _memory_exceeded(job: Job) -> str:
+    """The limit (MiB) the run's processes reached together, "" if they did not
+    (docpipe.run.namespaces.enclose leaves the note)."""
+    try:
+        return (Path(job.workdir) / namespaces.MEMORY_EXCEEDED).read_text().strip()
+    except OSError:
+        return ""
 
 
 def _death(exitcode: int | None) -> str:

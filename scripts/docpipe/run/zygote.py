@@ -219,9 +219,10 @@ class _Server:
                 from docpipe.run.execute import outside_repository
 
                 outside_repository(job.root)  # once per project, for every child
+                zygote = os.getpid()
                 pid = os.fork()
                 if pid == 0:
-                    _child(job, self._fds())
+                    _child(job, self._fds(), zygote)
                 self._watch(pid, (pid, job.key))
                 _send(self.channel, Started(job.key, pid))
 
@@ -243,6 +244,7 @@ class _Server:
                 os.dup2(read, 0)
                 os.close(read)
                 _adopt_orphans()
+                _die_with_parent()
                 from docpipe.run import preload
 
                 preload.load(modules)
@@ -292,21 +294,37 @@ class _Server:
             os.close(self.extended.pipe)
 
 
-def _child(job: Job, inherited: list[int]) -> None:
-    """Run one snippet in this forked child, then leave without running the zygote's exit."""
+def _child(job: Job, inherited: list[int], zygote: int) -> None:
+    """Run one snippet in this forked child, then leave without running the zygote's exit:
+    with the run's exit status, or killed by the signal that killed it. It dies with the
+    zygote (SIGKILL, PR_SET_PDEATHSIG), and its run with it (docpipe.run.namespaces)."""
     code = 1
     try:
+        _die_with_parent()
+        if os.getppid() != zygote:  # the zygote died before the line above
+            os._exit(1)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         for fd in inherited:
             os.close(fd)
-        from docpipe.run.execute import child_main
+        os.setpgid(0, 0)  # a group of its own: the terminal's Ctrl-C is regen's to handle
+        from docpipe.run.execute import enclosed_main
 
-        child_main(job)
-        code = 0
+        code = enclosed_main(job)
+        if code < 0:  # killed: so is this child, by the same signal
+            with contextlib.suppress(OSError, ValueError):  # SIGKILL's cannot be set
+                signal.signal(-code, signal.SIG_DFL)
+            os.kill(os.getpid(), -code)
     except BaseException:
         traceback.print_exc()
     finally:
-        os._exit(code)
+        os._exit(code if code >= 0 else 1)
+
+
+def _die_with_parent() -> None:
+    """SIGKILL this process when its parent ends (PR_SET_PDEATHSIG): a stopped process too."""
+    import ctypes
+
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
 
 
 def _adopt_orphans() -> None:
@@ -330,7 +348,10 @@ def _freeze() -> None:
 
 
 def _send(fd: int, message: Message) -> None:
-    os.write(fd, encode(message))
+    # A channel nobody reads (the parent was killed) says nothing; the end of stdin that
+    # follows stops the zygote (_Server.serve).
+    with contextlib.suppress(BrokenPipeError):
+        os.write(fd, encode(message))
 
 
 def kill(pid: int | None) -> None:

@@ -1,0 +1,114 @@
+"""A memory limit for a run's whole process tree: a control group of its own.
+
+RLIMIT_DATA (docpipe.run.execute._cap_memory) limits each process of a run; a run that starts
+several (multiprocessing, DataLoader workers) could still hold their sum. The run's init
+(docpipe.run.namespaces.enclose) joins a memory control group made for it, which every
+process of the run inherits; the kernel keeps the group's memory (its processes' pages, and
+the files they write to the run's own /dev/shm) under the run's limit, and kills a process of
+the group when it cannot. The group is named after the run's child, `docpipe-<pid>`, in the
+memory group the runner itself is in (cgroup v1's memory hierarchy, or v2's where the memory
+controller is enabled for the runner's group's children). Where neither can be had (no root,
+a read-only /sys/fs/cgroup), the per-process limit is all there is, and where() says why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+CGROUPS = Path("/sys/fs/cgroup")
+PREFIX = "docpipe-"
+
+
+def _own(hierarchy: str) -> str | None:
+    """This process's group in one hierarchy (v1: "memory"; v2: ""), from /proc/self/cgroup."""
+    with contextlib.suppress(OSError), open("/proc/self/cgroup", encoding="utf-8") as f:
+        for line in f:
+            number, controllers, path = line.rstrip("\n").split(":", 2)
+            if (hierarchy and hierarchy in controllers.split(",")) or (
+                not hierarchy and number == "0" and not controllers
+            ):
+                return path
+    return None
+
+
+def parent() -> tuple[Path, str] | None:
+    """The group a run's group is made in, and its kind ("v1", "v2"), or None."""
+    v1 = _own("memory")
+    if v1 is not None and (CGROUPS / "memory").is_dir():
+        folder = CGROUPS / "memory" / v1.lstrip("/")
+        if os.access(folder, os.W_OK):
+            return folder, "v1"
+    v2 = _own("")
+    if v2 is not None:
+        folder = CGROUPS / v2.lstrip("/")
+        with contextlib.suppress(OSError):
+            enabled = (folder / "cgroup.subtree_control").read_text().split()
+            if "memory" in enabled and os.access(folder, os.W_OK):
+                return folder, "v2"
+    return None
+
+
+class Group:
+    """The memory group of one run."""
+
+    def __init__(self, folder: Path, kind: str) -> None:
+        self.folder, self.kind = folder, kind
+
+    @classmethod
+    def make(cls, mebibytes: int) -> Group:
+        """A new group for the calling child's run, limited to `mebibytes`; OSError if the
+        kernel refuses one."""
+        found = parent()
+        if found is None:
+            raise OSError("no memory control group to make one in")
+        where, kind = found
+        _sweep(where)
+        folder = where / f"{PREFIX}{os.getpid()}"
+        folder.mkdir(exist_ok=True)
+        limit = "memory.limit_in_bytes" if kind == "v1" else "memory.max"
+        (folder / limit).write_text(str(mebibytes << 20))
+        if kind == "v1":  # swap counts too, where the kernel accounts it
+            with contextlib.suppress(OSError):
+                (folder / "memory.memsw.limit_in_bytes").write_text(str(mebibytes << 20))
+        return cls(folder, kind)
+
+    def join(self) -> None:
+        """Move the calling process (and so all it starts later) into the group."""
+        (self.folder / "cgroup.procs").write_text("0")
+
+    def killed(self) -> bool:
+        """Whether the kernel killed a process of the group for want of memory."""
+        name = "memory.oom_control" if self.kind == "v1" else "memory.events"
+        with contextlib.suppress(OSError, ValueError):
+            for line in (self.folder / name).read_text().splitlines():
+                key, _, count = line.partition(" ")
+                if key == "oom_kill" and int(count) > 0:
+                    return True
+        return False
+
+    def remove(self) -> None:
+        with contextlib.suppress(OSError):
+            self.folder.rmdir()
+
+
+def _sweep(where: Path) -> None:
+    """Remove the groups of runs whose child is gone without removing its group (killed at a
+    timeout); a group still in use refuses (EBUSY)."""
+    with contextlib.suppress(OSError), os.scandir(where) as entries:
+        for entry in entries:
+            pid = entry.name.removeprefix(PREFIX)
+            if entry.name.startswith(PREFIX) and pid.isdigit() and not _alive(int(pid)):
+                with contextlib.suppress(OSError):
+                    os.rmdir(entry.path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
