@@ -202,9 +202,7 @@ def test_no_process_outside_its_own_can_be_signalled(sealed):
     assert "SIGSTOP to the runner refused: EPERM" in doors
     # its own PID namespace: the machine's processes have no pid there (ESRCH), and were they
     # reachable, Landlock's signal scope would refuse (EPERM)
-    assert any(
-        line.startswith("SIGKILL to a process of the machine refused: E") for line in doors
-    )
+    assert any(line.startswith("SIGKILL to a process of the machine refused: E") for line in doors)
     assert sealed.machine_alive
     assert "processes in its /proc: [1, 2]" in doors  # its namespace's init, and itself
 
