@@ -353,13 +353,92 @@ def test_orphan_snippet_and_orphan_output_are_named(recorded):
     )
 
 
-def test_a_typed_output_block_is_named(recorded):
-    recorded.write("docs/index.md", recorded.read("docs/index.md") + "\n```text\nhello\n```\n")
+@pytest.mark.parametrize("lang", ["text", "ansi", "json", "console", "html"])
+def test_a_typed_output_block_is_named_whatever_its_language(recorded, lang):
+    recorded.write("docs/index.md", recorded.read("docs/index.md") + f"\n```{lang}\nhello\n```\n")
     run = recorded.regen("--check")
+    assert run.returncode == 2
     assert (
-        "PROBLEM docs/index.md:11: an output block typed by hand; include a recorded output"
-        in run.stderr
+        f"PROBLEM docs/index.md:11: an output block typed by hand (```{lang}): output is only"
+        " ever an include of its recorded file" in run.stderr
     )
+
+
+WHAT_PAGES_SHOW = {
+    # a block titled as a snippet holding code the snippet does not hold
+    "typed code under a snippet's title": (
+        '```python title="snippets/good.py"\nprint("hello from elsewhere")\n```\n',
+        'PROBLEM docs/index.md:11: a block titled "snippets/good.py" shows something other'
+        " than snippets/good.py",
+    ),
+    # an include of the snippet and a line of its own
+    "an include and a typed line": (
+        '```python title="snippets/good.py"\n--8<-- "snippets/good.py"\nx = 1\n```\n',
+        'PROBLEM docs/index.md:11: a block titled "snippets/good.py" shows something other',
+    ),
+    "a value inside code": (
+        "```python\nx = {{ good.py:anything }}\n```\n",
+        "PROBLEM docs/index.md:12: {{ good.py:anything }} inside a code block",
+    ),
+    "the output of a snippet that does not exist": (
+        '``` text title="python snippets/gone.py"\n--8<-- "docs/generated/gone.txt"\n```\n',
+        "PROBLEM docs/index.md:12: docs/generated/gone.txt would be the output of"
+        " snippets/gone.py, which does not exist",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", WHAT_PAGES_SHOW)
+def test_a_block_shows_only_what_a_file_or_run_holds(recorded, case):
+    block, said = WHAT_PAGES_SHOW[case]
+    recorded.write("docs/index.md", recorded.read("docs/index.md") + "\n" + block)
+    run = recorded.regen("--check")
+    assert run.returncode == 2, run.stderr
+    assert said in run.stderr, run.stderr
+    assert "an output block must be titled" not in run.stderr
+
+
+def test_a_block_may_copy_a_files_lines_exactly(recorded):
+    block = '```python title="snippets/good.py"\nprint("hello from good")\n```\n'
+    recorded.write("docs/index.md", recorded.read("docs/index.md") + "\n" + block)
+    run = recorded.regen()
+    assert run.returncode == 0, run.stderr
+    assert "PROBLEM" not in run.stderr
+
+
+def test_control_characters_are_shown_as_a_terminal_shows_them_or_refused(recorded):
+    recorded.write(
+        "snippets/progress.py",
+        'print("10%\\r50%\\r100%")\nprint("a\\tb\\r\\n", end="")\n',
+    )
+    recorded.write("snippets/colour.py", 'print("plain")\nprint("\\x1b[31mred\\x1b[0m")\n')
+    recorded.write("snippets/nul.py", 'print("a\\x00b")\n')
+    add_to_page(recorded, "progress", "colour", "nul")
+    run = recorded.regen()
+    assert run.returncode == 1
+    # a carriage return: the line as the terminal leaves it
+    assert recorded.read("docs/generated/progress.txt") == "100%\na\tb\n"
+    failed = [line for line in run.stderr.splitlines() if line.startswith("FAILED")]
+    assert (
+        "FAILED snippets/colour.py: printed U+001B (ESC) at line 2, which a page cannot show"
+        " as a terminal does" in "\n".join(failed)
+    )
+    assert "FAILED snippets/nul.py: printed U+0000 (NUL) at line 1" in "\n".join(failed)
+    assert not (recorded.root / "docs/generated/colour.txt").exists()
+
+
+def test_a_snippet_that_links_outside_the_repository_is_refused(recorded, tmp_path):
+    outside = tmp_path / "elsewhere.py"
+    outside.write_text('print("from outside")\n')
+    (recorded.root / "snippets" / "linked.py").symlink_to(outside)
+    add_to_page(recorded, "linked")
+    run = recorded.regen()
+    assert run.returncode != 0
+    assert (
+        f"snippets/linked.py: a symbolic link to {outside.resolve()}, outside the repository:"
+        " a snippet is a file of the repository" in run.stderr
+    ), run.stderr
+    assert not (recorded.root / "docs/generated/linked.txt").exists()
 
 
 def test_a_hand_edited_output_fails_the_check_with_a_diff_and_regen_restores_it(recorded):

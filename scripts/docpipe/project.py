@@ -184,6 +184,13 @@ class Project:
         key = text[len(inside) : -len(".py")].replace(os.sep, "/")
         if not all(KEY_PART.fullmatch(part) for part in key.split("/")):
             raise NotASnippet(f"a name the rule cannot map ({NAMING_RULE})", f"snippets/{key}.py")
+        real = os.path.realpath(text)
+        if real != text and not real.startswith(str(self.root) + os.sep):
+            raise NotASnippet(
+                f"a symbolic link to {real}, outside the repository: a snippet is a file of"
+                " the repository (copy the file in, or link the other way round)",
+                f"snippets/{key}.py",
+            )
         return Snippet(key, self)
 
     def rel(self, path: Path | str) -> str:

@@ -4,6 +4,7 @@ on them before it writes anything, and --check lists them first."""
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -80,6 +81,14 @@ def output_problems(cat: Catalog) -> list[Problem]:
     return found
 
 
+def _owner_exists(project: Project, output: Path) -> bool:
+    """Whether the snippet a recorded file belongs to exists (a run can record the file)."""
+    try:
+        return project.owner(output).source.is_file()
+    except Exception:  # noqa: BLE001 - a file no snippet could own
+        return False
+
+
 def include_problems(
     project: Project, page: Path, outputs_made_later: bool = False
 ) -> list[Problem]:
@@ -89,6 +98,16 @@ def include_problems(
     for inc in pages.includes(project, page):
         where = project.rel(page), inc.line
         made_later = project.generated in inc.path.parents
+        if made_later and not inc.path.exists() and not _owner_exists(project, inc.path):
+            owner = project.owner(inc.path)
+            found.append(
+                Problem(
+                    *where,
+                    f"{project.rel(inc.path)} would be the output of {owner.name}, which does"
+                    " not exist: no run can record it (include an existing snippet's output)",
+                )
+            )
+            continue
         if outputs_made_later and not inc.path.exists() and made_later:
             continue
         if inc.problem:
@@ -231,8 +250,11 @@ def swallowed_lines(project: Project, output: Path, where: tuple[str, int]) -> l
 
 
 def typed_outputs(project: Project, page: Path) -> list[Problem]:
-    """Output-looking fenced blocks must be exactly one include of a recorded output, titled
-    with the command that produced it."""
+    """What a fenced block may show: output only as exactly one include of a recorded output,
+    titled with the command that produced it, whatever its language (a block in a language
+    that is not CODE_LANGS is output: ```ansi, ```json, ```text ...); a block titled as a
+    snippet holds only includes of that snippet; no value or claim marker inside a block
+    (what a block shows is a file's text, never a value put into it)."""
     found = []
     text = markup.without_examples(page.read_text(encoding="utf-8"))
     included = {inc.line: inc for inc in pages.includes(project, page, text)}
@@ -241,18 +263,26 @@ def typed_outputs(project: Project, page: Path) -> list[Problem]:
         where = project.rel(page), fence.first
         inner = [included[n] for n in range(fence.first + 1, fence.last) if n in included]
         outputs = [inc for inc in inner if pages.classify(project, inc).kind == "output"]
-        if lang in OUTPUT_LANGS and (len(fence.body) != 1 or not outputs):
+        if lang and lang.lower() not in CODE_LANGS and (len(fence.body) != 1 or not outputs):
             found.append(
-                Problem(*where, "an output block typed by hand; include a recorded output")
+                Problem(
+                    *where,
+                    f"an output block typed by hand (```{lang}): output is only ever an"
+                    f" include of its recorded file; code is in one of {', '.join(CODE_SHOWN)}",
+                )
             )
         elif not lang and not outputs:
             found.append(
                 Problem(*where, f"a code block without a language (a plain ``` fence): {UNNAMED}")
             )
         for inc in outputs:
+            if not _owner_exists(project, inc.path):
+                continue  # named by include_problems
             command = project.owner(inc.path).command
             if f'title="{command}"' not in fence.info:
                 found.append(Problem(*where, f'an output block must be titled title="{command}"'))
+        found += _titled_file(project, where, fence, inner)
+        found += _markers_in(where, fence, text)
     for t in pages.tokens(text):
         if t.type == "code_block":  # indented by four spaces: what it shows cannot be told
             found.append(
@@ -263,6 +293,66 @@ def typed_outputs(project: Project, page: Path) -> list[Problem]:
                 )
             )
     return found
+
+
+# Languages a block may show code in (typed by hand: a command, a settings file, Markdown
+# source); a block in any other language is output, and only ever an include of its record.
+CODE_LANGS = {"python", "py", "bash", "sh", "shell", "toml", "yaml", "yml", "markdown", "md"}
+CODE_SHOWN = ("python", "bash", "toml", "yaml", "markdown")
+TITLE = re.compile(r'title="(?P<title>[^"]*)"')
+
+
+def _titled_file(project: Project, where, fence, inner) -> list[Problem]:
+    """A block titled with a file of the repository (its path first: "snippets/x.py",
+    "snippets/x.py (continued)", "snippets/snippets.toml") shows that file's text: its lines
+    are all includes of it (whole or by section), or, typed, lines that stand in the file in
+    that order, one after another. Never code typed beside, or instead of, what it holds."""
+    m = TITLE.search(fence.info)
+    name = m["title"].split()[0] if m and m["title"].split() else ""
+    path = Path(os.path.normpath(project.root / name)) if name else None
+    if not path or project.root not in path.parents or not path.is_file():
+        return []  # a command's title (an output block's), or a file the page invents
+    own = [inc for inc in inner if inc.path == path]
+    if own and len(own) == len(fence.body):
+        return []
+    if not inner and _stands_in(fence.body, path):
+        return []
+    return [
+        Problem(
+            *where,
+            f'a block titled "{m["title"]}" shows something other than {name}: include it'
+            f' (--8<-- "{name}" or --8<-- "{name}:<section>"), or copy its lines exactly',
+        )
+    ]
+
+
+def _stands_in(lines: tuple[str, ...], path: Path) -> bool:
+    """Whether these lines (stripped, blank ones left out) are consecutive lines of the file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    held = [x.strip() for x in text.splitlines() if x.strip()]
+    n = len(lines)
+    return n > 0 and any(tuple(held[i : i + n]) == lines for i in range(len(held) - n + 1))
+
+
+def _markers_in(where, fence, text: str) -> list[Problem]:
+    """Value and claim markers inside a fenced block: never substituted into code or output."""
+    lines = text.split("\n")[fence.first : fence.last - 1]
+    return [
+        Problem(
+            where[0],
+            fence.first + 1 + n,
+            f"{m[0][:60]} inside a code block: a block shows a file's text as it is, never a"
+            " value put into it; quote the value in the prose around the block",
+        )
+        for n, line in enumerate(lines)
+        for m in MARKER_IN_CODE.finditer(line)
+    ]
+
+
+MARKER_IN_CODE = re.compile(r"\{\{\s*(?:claim\s+)?[\w./-]+\.py:[\w-]+\s*\}\}")
 
 
 # A block whose kind is not said could be typed output: every block says what it shows.

@@ -9,7 +9,7 @@ from docpipe.problems import RUN, DocpipeError
 from docpipe.project import KEY_PART, THEMES, Snippet
 from docpipe.recorded import fingerprints as sources
 from docpipe.recorded.record import Record
-from docpipe.run.normalise import normalise, normalise_noting
+from docpipe.run.normalise import control_character, normalise, normalise_noting
 from docpipe.run.pool import Outcome
 
 
@@ -47,6 +47,13 @@ def build(
         pieces.append((section, normalise(piece, root, settings.normalise)))
         start = end
     output, changed = normalise_noting(text, root, settings.normalise)
+    control = control_character(output)
+    if control:
+        raise OutputError(
+            f"printed {control}, which a page cannot show as a terminal does (colours, cursor"
+            " moves): print plain text (for a library's colours, NO_COLOR=1 or its own switch)",
+            snippet.name,
+        )
     # What the run read beyond open() (execute.Result.reads) is an input too: fingerprinted
     # here, so the record names it and `mkdocs serve` sees it change (docpipe.live).
     reads = getattr(outcome.result, "reads", [])

@@ -30,6 +30,24 @@ class Normaliser:
         return _compiled(self.pattern, str(root)).sub(self.replacement, text)
 
 
+class Overwritten(Normaliser):
+    """Carriage returns, rendered as a terminal leaves the line: what follows a `\\r`
+    overwrites the line from its start (a progress bar's updates), so the page shows the
+    line as it stands at the end, as the reader's terminal does."""
+
+    def apply(self, text: str, root: Path) -> str:
+        if "\r" not in text:
+            return text
+        return "\n".join(_overwrite(line) for line in text.split("\n"))
+
+
+def _overwrite(line: str) -> str:
+    shown = ""
+    for part in line.split("\r"):
+        shown = part + shown[len(part) :]
+    return shown
+
+
 @functools.cache
 def _compiled(pattern: str, root: str) -> re.Pattern:
     return re.compile(pattern.replace(ROOT_MARK, re.escape(root)))
@@ -52,6 +70,15 @@ ALWAYS = (
         "<workdir>",
         "Snippets run in a fresh temporary working directory whose name changes every run.",
         "Your own run prints its working directory where this shows `<workdir>`.",
+    ),
+    Overwritten(
+        "carriage-return",
+        "",
+        "",
+        "A carriage return sends a terminal back to the line's start, and what follows"
+        " overwrites the line; a page shows the line as the terminal leaves it.",
+        "Your terminal shows this line the same way; piped into a file, your run's output"
+        " holds each overwritten version too.",
     ),
     Normaliser(
         "memory-address",
@@ -109,3 +136,23 @@ def problems(cat) -> list[Problem]:
         for name in settings.normalise
         if name not in OPT_IN
     ]
+
+
+# Characters no page can show as a terminal does (colour codes, cursor moves, bells, NUL):
+# every control character but tab, newline and the carriage return Overwritten renders.
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def control_character(text: str) -> str | None:
+    """Where the text holds a control character a page cannot show, said as "U+001B (ESC) at
+    line 3"; None when it holds none."""
+    m = CONTROL.search(text)
+    if m is None:
+        return None
+    import unicodedata
+
+    char = m[0]
+    name = {"\x1b": "ESC", "\x00": "NUL", "\x07": "BEL", "\x08": "backspace"}.get(char, "")
+    name = name or unicodedata.name(char, "a control character")
+    line = text.count("\n", 0, m.start()) + 1
+    return f"U+{ord(char):04X} ({name}) at line {line}"
