@@ -37,7 +37,7 @@ build: $(VENV)/.site
 # Upgrade what the build imports: the newest versions pyproject.toml allows, installed in a fresh
 # venv (.cache/lock), written to constraints.txt (its comment kept), then a build with them that
 # the verifier checks. Review the diff of constraints.txt and commit it.
-lock: | $(BIN)/python
+lock:
 	rm -rf .cache/lock .cache/lock-site
 	$(PYTHON) -m venv .cache/lock
 	.cache/lock/bin/pip install --quiet --upgrade pip
@@ -48,15 +48,17 @@ lock: | $(BIN)/python
 	.cache/lock/bin/python scripts/regen.py --check-site .cache/lock-site
 
 # Zensical reads mkdocs.yml but runs none of its hooks or plugins, and exits 0 all the same: this
-# builds with it (into site/, its venv in .cache/zensical) and runs the verifier, which names
-# every marker left, formula unrendered, claim mark and notebook page missing. It fails today.
-ZENSICAL := .cache/zensical/bin/zensical
+# builds with it into an emptied site/ and runs the verifier, which names every marker left,
+# formula unrendered, claim mark and notebook page missing. It fails today. Its venv is not under
+# .cache/: `zensical build --clean` deletes all of .cache/, a venv there included.
+ZENSICAL := .venv-zensical/bin/zensical
 $(ZENSICAL): $(CONSTRAINTS)
-	$(PYTHON) -m venv .cache/zensical
-	.cache/zensical/bin/pip install --quiet -c $(CONSTRAINTS) zensical
+	$(PYTHON) -m venv .venv-zensical
+	.venv-zensical/bin/pip install --quiet -c $(CONSTRAINTS) zensical
 	touch $@
 
 zensical: $(ZENSICAL) $(VENV)/.site
+	rm -rf site
 	$(ZENSICAL) build --clean
 	$(BIN)/python scripts/regen.py --check-site site
 
@@ -122,4 +124,4 @@ bench: $(VENV)/.dev
 	$(BIN)/python scripts/bench.py
 
 clean:
-	rm -rf site .cache .pytest_cache
+	rm -rf site .cache .pytest_cache .venv-zensical
