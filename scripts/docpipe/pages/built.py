@@ -98,17 +98,22 @@ class Node:
     attrs: dict[str, str]
     parent: Node | None = None
     children: list = field(default_factory=list)  # Node or str
+    walked: list[Node] | None = field(default=None, repr=False)
 
     def classes(self) -> list[str]:
         return (self.attrs.get("class") or "").split()
 
     def walk(self) -> list[Node]:
-        """This element and every element inside it, in document order."""
+        """This element and every element inside it, in document order (kept: a parsed page
+        does not change)."""
+        if self.walked is not None:
+            return self.walked
         found, stack = [], [self]
         while stack:
             node = stack.pop()
             found.append(node)
             stack.extend(c for c in reversed(node.children) if isinstance(c, Node))
+        self.walked = found
         return found
 
     def text(self, skip=NOT_TEXT) -> str:
@@ -140,11 +145,12 @@ class _Tree(HTMLParser):
         self.here.children.append(Node(tag, {k: v or "" for k, v in attrs}, self.here))
 
     def handle_endtag(self, tag):
-        open_tags = [self.here, *self.here.ancestors()]
-        for node in open_tags:
+        node = self.here
+        while node is not None:  # an end tag closes its element and any left open inside it
             if node.tag == tag:
                 self.here = node.parent or self.root
                 return
+            node = node.parent
 
     def handle_data(self, data):
         self.here.children.append(data)
