@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 
 from docpipe import catalog, pipeline, verify
 from docpipe.catalog import Catalog
 from docpipe.formats import findings, terminal
+from docpipe.pages import built
 from docpipe.problems import DocpipeError, Problem, exit_code
 from docpipe.project import Project, Snippet
 from docpipe.recorded import writing
@@ -44,6 +46,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="run twice (other thread count and hash seed), then as a reader would;"
         " name what differs",
+    )
+    mode.add_argument(
+        "--check-site",
+        metavar="DIR",
+        help="read the site built in DIR (its HTML) and name each page and element where the"
+        " build did not do what the pages, records and nav ask; exit 1 if any",
     )
     p.add_argument(
         "--verify",
@@ -86,6 +94,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.report and not args.check:
         p.error("--report DIR goes with --check")
+    if args.check_site and (args.paths or args.report or args.verify is not None):
+        p.error("--check-site DIR checks the whole site; it goes alone")
     if args.verify is not None and (args.audit or args.paths or args.report):
         p.error("--verify runs every snippet; it goes with --check alone")
     return args
@@ -109,6 +119,8 @@ def main(argv: list[str] | None = None, project: Project | None = None) -> int:
         args = parse(argv)
     except SystemExit as e:  # argparse's usage error (2) or --help (0), said on stderr
         return e.code if isinstance(e.code, int) else 2
+    if args.check_site:
+        return check_site(project, Path(args.check_site))
     try:
         cat = catalog.load(project)
         selected = select(args.paths, cat)
@@ -278,3 +290,24 @@ def audit(result: pipeline.AuditResult) -> int:
         f" {len(result.reader_differs)} differ when a reader runs them"
     )
     return 1 if bad else 0
+
+
+def check_site(project: Project, site: Path) -> int:
+    """`--check-site DIR`: one line per finding, `DIR/page.html: <element>: message`."""
+    if problem := built.site_folder_problem(site):
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    try:
+        found = built.check(project, site)
+    except DocpipeError as e:  # mkdocs.yml, a record that cannot be read
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    for finding in found:
+        print(f"{site.as_posix().rstrip('/')}/{finding}", file=sys.stderr)
+    pages = len(built.expected_pages(project))
+    seconds = time.perf_counter() - started
+    print(f"{built.summary(found, pages)} ({seconds:.1f} s): {site}")
+    if found:
+        print("the build did not do what the pages ask: build with `mkdocs build --strict`")
+    return 1 if found else 0
