@@ -142,7 +142,7 @@ def output_includes(project: Project, page: Path) -> list[Problem]:
     between. A whole output shown on a page that shows its snippet's code sits under the code
     of the last section that printed. (Needs the records: reported by --check and the build,
     not before a regen.)"""
-    from docpipe.pages.outputs import OutputIncludeError, blocks, part
+    from docpipe.pages.outputs import OutputIncludeError, blocks, part, source_sections
     from docpipe.recorded.record import RecordError, load
 
     name = project.rel(page)
@@ -187,13 +187,18 @@ def output_includes(project: Project, page: Path) -> list[Problem]:
                 )
             )
 
+    mixed = {fence for fence, _, _ in whole}
     for block in blocks(project, page):
-        if len({project.owner(inc.path) for inc in block.includes}) > 1:
+        owners = {project.owner(inc.path) for inc in block.includes}
+        if len(owners) > 1 or block.fence.first in mixed:
             continue  # typed_outputs names the mix
         try:
             record = load(block.snippet)
         except RecordError:
             continue  # no run recorded yet: the drift check names it
+        spans = source_sections(block.snippet) or {}
+        if any(inc.section not in spans for inc in block.includes):
+            continue  # include_problems names it
         bad = False
         for inc in block.includes:
             try:
@@ -368,8 +373,7 @@ def typed_outputs(project: Project, page: Path) -> list[Problem]:
                 Problem(*where, "an output block typed by hand; include a recorded output")
             )
         elif len(outputs) > 1 and (
-            not all(inc.section for inc in outputs)
-            or len({inc.path for inc in outputs}) > 1
+            not all(inc.section for inc in outputs) or len({inc.path for inc in outputs}) > 1
         ):
             found.append(
                 Problem(

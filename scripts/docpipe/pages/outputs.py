@@ -43,7 +43,9 @@ class Part:
     @property
     def title(self) -> str:
         """What the build adds to the block's title: which lines of the whole output it is."""
-        lines = f"line {self.first}" if self.first == self.last else f"lines {self.first}-{self.last}"
+        lines = (
+            f"line {self.first}" if self.first == self.last else f"lines {self.first}-{self.last}"
+        )
         return f"output {lines} of {self.total}"
 
 
@@ -67,7 +69,7 @@ def part(snippet: Snippet, sections: tuple[str, ...], record: records.Record | N
         if section not in names:
             raise OutputIncludeError(
                 f"the recorded run of {snippet.name} has no section '{section}'"
-                f" (sections that printed: {said})"
+                f" (sections that printed: {said}; run: python scripts/regen.py {snippet.name})"
             )
         if not record.output_of(section):
             raise OutputIncludeError(
@@ -162,7 +164,9 @@ def expand(project: Project, page: Path, markdown: str, name: str) -> str:
     return "\n".join(lines)
 
 
-def output_blocks(project: Project, page: Path, text: str) -> list[tuple[pages.Include, Part | None]]:
+def output_blocks(
+    project: Project, page: Path, text: str
+) -> list[tuple[pages.Include, Part | None]]:
     """Each output block of the page whose snippet has a record, once: its first include, and
     the part of the output it shows (None: the whole output; a block whose sections cannot be
     shown is left out, consistency names it)."""
