@@ -329,3 +329,18 @@ def test_the_strict_build_fails_on_an_empty_or_missing_section_naming_page_and_l
     assert build.returncode != 0
     assert named in build.stderr, build.stderr
     assert sum(named.split(":")[0] + ":" in line for line in build.stderr.splitlines()) == 1
+
+
+def test_the_authoring_example_includes_a_section_that_printed():
+    text = (SITE.docs / "authoring.md").read_text()
+    example = text[text.index("## Output under its code") :]
+    example = example[: example.index("\n## ", 1)]
+    targets = [inc.target for inc in pages.includes(SITE, SITE.docs / "authoring.md", example)]
+    assert targets == []  # an example: shown as written, never included
+    shown = [line.split('"')[1] for line in example.splitlines() if line.startswith("--8<--")]
+    assert shown == [
+        "snippets/authoring/descend.py:descend",
+        "docs/generated/authoring/descend.txt:descend",
+    ]
+    snippet = SITE.snippet("authoring/descend")
+    assert outputs.part(snippet, ("descend",)).text == snippet.output.read_text()
