@@ -21,7 +21,7 @@ if str(Path(__file__).parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).parent))
 
 from docpipe import catalog, live, pipeline
-from docpipe.pages import claims, consistency, katex, markup, notebooks, values
+from docpipe.pages import claims, consistency, katex, markup, notebooks, outputs, values
 from docpipe.pages import reading as pages
 from docpipe.pages.reproduced import box as reproduced_by  # noqa: E402
 from docpipe.pages.reproduced import with_notes as with_version_notes  # noqa: E402
@@ -130,11 +130,12 @@ def _under_title(markdown: str, block: str) -> str:
 def _with_reader_notes(markdown: str, page: Path) -> str:
     """Under each output block that a normaliser changed, what a reader's own run shows."""
     lines = markdown.split("\n")
-    for inc in reversed(pages.includes(PROJECT, page, markdown)):
+    for inc, shown in reversed(outputs.output_blocks(PROJECT, page, markdown)):
         use = pages.classify(PROJECT, inc)
-        if use.kind != "output" or inc.fence is None or not use.snippet.record.exists():
-            continue
-        said = [BY_NAME[n].reader_sees for n in records.load(use.snippet).normalised]
+        changed = [BY_NAME[n] for n in records.load(use.snippet).normalised]
+        if shown is not None:  # a part of the output: the normalisers that may have changed it
+            changed = [n for n in changed if n.may_have_changed(shown.text)]
+        said = [n.reader_sees for n in changed]
         if said:
             indent = lines[inc.fence.first - 1][: -len(lines[inc.fence.first - 1].lstrip())]
             note = f'{indent}<small class="reader-note">{" ".join(said)}</small>'
@@ -191,6 +192,7 @@ def on_page_markdown(markdown, page, config, files):
         markdown = values.substitute(PROJECT, markdown, name)
         markdown = claims.render(PROJECT, markdown, name)
         markdown = markup.restore(markdown)
+        markdown = outputs.expand(PROJECT, path, markdown, name) if path.exists() else markdown
     except DocpipeError as e:
         if SERVING:
             return _problem_page([e.problem])

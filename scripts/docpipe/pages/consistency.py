@@ -67,9 +67,10 @@ def output_problems(cat: Catalog) -> list[Problem]:
                 Problem(snippet.name, None, "no page shows its code or output (orphan snippet)")
             )
     for use in uses:
-        if use.kind == "output" and (project.root / use.detail).is_file():
-            output = project.root / use.detail
-            found += swallowed_lines(project, output, (project.rel(use.page), use.line))
+        if use.kind == "output" and use.path.is_file():
+            found += swallowed_lines(project, use.path, (project.rel(use.page), use.line))
+    for page in pages.markdown_pages(project):
+        found += output_includes(project, page)
     generated = project.generated
     for path in sorted(generated.rglob("*")) if generated.is_dir() else []:
         if LEFTOVER.match(path.name):
@@ -115,6 +116,9 @@ def include_problems(
             continue
         if not inc.section:
             continue
+        if pages.classify(project, inc).kind == "output":
+            found += _output_section_problems(project, inc, where)
+            continue
         try:
             spans = find_sections(inc.path.read_text(encoding="utf-8"), project.rel(inc.path))
         except SectionError as e:
@@ -128,6 +132,129 @@ def include_problems(
                     f"{project.rel(inc.path)} has no section '{inc.section}' (sections: {known})",
                 )
             )
+    return found
+
+
+def _output_section_problems(project: Project, inc, where: tuple[str, int]) -> list[Problem]:
+    """An include of a section's recorded output names a section of its snippet's source
+    (whether it printed is for output_problems: the record may not be made yet)."""
+    from docpipe.pages.outputs import source_sections
+
+    snippet = project.owner(inc.path)
+    spans = source_sections(snippet)
+    if spans is None or inc.section in spans:
+        return []
+    known = ", ".join(spans) or "none"
+    return [
+        Problem(
+            *where,
+            f"{project.rel(inc.path)}:{inc.section} names a section {snippet.name} does not"
+            f" have (sections: {known})",
+        )
+    ]
+
+
+def output_includes(project: Project, page: Path) -> list[Problem]:
+    """Each section output a page includes printed something, the sections of one block ran one
+    after another, and the block sits under the code that printed it: the nearest code block
+    above it shows the last section it includes, or a later one, when nothing was printed in
+    between. A whole output shown on a page that shows its snippet's code sits under the code
+    of the last section that printed. (Needs the records: reported by --check and the build,
+    not before a regen.)"""
+    from docpipe.pages.outputs import OutputIncludeError, blocks, part, source_sections
+    from docpipe.recorded.record import RecordError, load
+
+    name = project.rel(page)
+    found: list[Problem] = []
+    code: list[tuple[int, object, str]] = []  # (fence line, snippet, section) of code blocks
+    whole: list[tuple[int, int, object]] = []  # (fence line, include line, snippet)
+    for inc in pages.includes(project, page):
+        if inc.problem or inc.fence is None:
+            continue
+        use = pages.classify(project, inc)
+        if use.kind == "code":
+            code.append((inc.fence.first, use.snippet, inc.section))
+        elif use.kind == "output" and not inc.section:
+            whole.append((inc.fence.first, inc.line, use.snippet))
+    shown = {snippet for _, snippet, _ in code}
+
+    def under(fence: int, line: int, snippet, last: str, record, what: str) -> None:
+        above = [(f, s, sec) for f, s, sec in code if f < fence]
+        names = [n for n, _ in record.sections]
+        if above and above[-1][1] == snippet and above[-1][2] == "":
+            return  # under the whole file's code
+        if not above or above[-1][1] != snippet or above[-1][2] not in names:
+            found.append(
+                Problem(
+                    name,
+                    line,
+                    f"{what} of {snippet.name} is not under the code that printed it; put it"
+                    f" right under the block that shows its section '{last}' (no other code"
+                    " between them)",
+                )
+            )
+            return
+        start, end = names.index(last), names.index(above[-1][2])
+        if end < start or any(text for _, text in record.sections[start + 1 : end + 1]):
+            found.append(
+                Problem(
+                    name,
+                    line,
+                    f"{what} of {snippet.name} is under the code of section '{above[-1][2]}',"
+                    f" not of '{last}', which printed it; put it right under that section's"
+                    " block",
+                )
+            )
+
+    mixed = {fence for fence, _, _ in whole}
+    for block in blocks(project, page):
+        owners = {project.owner(inc.path) for inc in block.includes}
+        if len(owners) > 1 or block.fence.first in mixed:
+            continue  # typed_outputs names the mix
+        try:
+            record = load(block.snippet)
+        except RecordError:
+            continue  # no run recorded yet: the drift check names it
+        spans = source_sections(block.snippet) or {}
+        if any(inc.section not in spans for inc in block.includes):
+            continue  # include_problems names it
+        bad = False
+        for inc in block.includes:
+            try:
+                part(block.snippet, (inc.section,), record)
+            except OutputIncludeError as e:
+                found.append(Problem(name, inc.line, e.message))
+                bad = True
+        if bad:
+            continue
+        try:
+            part(block.snippet, block.sections, record)
+        except OutputIncludeError as e:
+            found.append(Problem(name, block.includes[0].line, e.message))
+            continue
+        what = f"the output of section '{block.sections[-1]}'"
+        if block.snippet not in shown:
+            found.append(
+                Problem(
+                    name,
+                    block.includes[0].line,
+                    f"{what} of {block.snippet.name} is shown without the code that printed it;"
+                    " include the whole output, or show the code above it",
+                )
+            )
+            continue
+        under(block.fence.first, block.includes[0].line, block.snippet, block.sections[-1],
+              record, what)  # fmt: skip
+    for fence, line, snippet in whole:
+        if snippet not in shown:
+            continue  # the output of a run whose code the page does not show
+        try:
+            record = load(snippet)
+        except RecordError:
+            continue
+        loud = [n for n, text in record.sections if text and n]
+        if loud:
+            under(fence, line, snippet, loud[-1], record, "the whole output")
     return found
 
 
@@ -263,12 +390,26 @@ def typed_outputs(project: Project, page: Path) -> list[Problem]:
         where = project.rel(page), fence.first
         inner = [included[n] for n in range(fence.first + 1, fence.last) if n in included]
         outputs = [inc for inc in inner if pages.classify(project, inc).kind == "output"]
-        if lang and lang.lower() not in CODE_LANGS and (len(fence.body) != 1 or not outputs):
+        if (
+            lang
+            and lang.lower() not in CODE_LANGS
+            and (len(fence.body) != len(outputs) or not outputs)
+        ):
             found.append(
                 Problem(
                     *where,
                     f"an output block typed by hand (```{lang}): output is only ever an"
                     f" include of its recorded file; code is in one of {', '.join(CODE_SHOWN)}",
+                )
+            )
+        elif len(outputs) > 1 and (
+            not all(inc.section for inc in outputs) or len({inc.path for inc in outputs}) > 1
+        ):
+            found.append(
+                Problem(
+                    *where,
+                    "an output block shows one recorded output: the whole file, or sections of"
+                    " one snippet's run (one include line per section)",
                 )
             )
         elif not lang and not outputs:

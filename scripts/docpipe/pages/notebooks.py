@@ -83,6 +83,10 @@ def build(project: Project, page: Path):
             inner = [included.get(n) for n in range(fence.first + 1, fence.last)]
             inner = [inc for inc in inner if inc]
             use = pages.classify(project, inner[0]) if len(fence.body) == 1 and inner else None
+            if inner and all(pages.classify(project, x).kind == "output" for x in inner):
+                # An output block, whole or a run of sections: its code cells hold it, each
+                # cell the output of its own section.
+                use = pages.classify(project, inner[0])
             if use and use.kind == "code":
                 flush()
                 cell = nbf.new_code_cell(section_code(use.snippet, use.detail))

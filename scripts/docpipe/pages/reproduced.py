@@ -94,14 +94,20 @@ def _verb(names: list[str], one: str, many: str) -> str:
     return one if len(names) == 1 else many
 
 
-def block_note(snippet: Snippet) -> str:
+def block_note(snippet: Snippet, lines: tuple[int, int] | None = None) -> str:
     """What each verified version prints otherwise than an output block of the snippet shows
-    ("" when every one prints the same or is not verified)."""
+    ("" when every one prints the same or is not verified); `lines`, the first and last line
+    of the whole output that a block of sections shows (docpipe.pages.outputs)."""
     said = []
     for status in statuses(snippet):
         for difference in status.differences:
             if difference["file"] != snippet.project.rel(snippet.output):
                 continue
+            if lines and difference["lines"]:
+                inside = [x for x in difference["lines"] if lines[0] <= x[0] <= lines[1]]
+                if not inside:
+                    continue
+                difference = {**difference, "lines": inside}
             said.append(_difference(status.version, difference))
     return " ".join(said)
 
@@ -132,12 +138,12 @@ def _code(parts: tuple[str, str, str]) -> str:
 
 def with_notes(project: Project, markdown: str, page: Path) -> str:
     """Under each output block that a verified version prints otherwise, a small note."""
+    from docpipe.pages.outputs import output_blocks
+
     lines = markdown.split("\n")
-    for inc in reversed(pages.includes(project, page, markdown)):
+    for inc, shown in reversed(output_blocks(project, page, markdown)):
         use = pages.classify(project, inc)
-        if use.kind != "output" or inc.fence is None or not use.snippet.record.exists():
-            continue
-        note = block_note(use.snippet)
+        note = block_note(use.snippet, shown and (shown.first, shown.last))
         if note:
             opening = lines[inc.fence.first - 1]
             indent = opening[: len(opening) - len(opening.lstrip())]

@@ -47,6 +47,12 @@ def build(
         pieces.append((section, normalise(piece, root, settings.normalise)))
         start = end
     output, changed = normalise_noting(text, root, settings.normalise)
+    if "".join(piece for _, piece in pieces) != output:  # a page shows the parts as the whole
+        raise OutputError(
+            "its sections' outputs, normalised one by one, are not its whole output normalised"
+            " (a normaliser matched across a section's end)",
+            snippet.name,
+        )
     control = control_character(output)
     if control:
         raise OutputError(

@@ -25,6 +25,12 @@ class Normaliser:
     replacement: str
     reason: str
     reader_sees: str  # said beside an output block it changed: what a reader's own run prints
+    # What its replacement leaves in a recorded text: a part of the output (one section's) that
+    # holds it may be one the normaliser changed, and gets the note too.
+    trace: str = ""
+
+    def may_have_changed(self, recorded: str) -> bool:
+        return bool(re.search(self.trace, recorded, re.M)) if self.trace else True
 
     def apply(self, text: str, root: Path) -> str:
         return _compiled(self.pattern, str(root)).sub(self.replacement, text)
@@ -62,6 +68,7 @@ ALWAYS = (
         "pages show it relative to the repository root.",
         "Your own run prints the full path of the file where this shows one starting at"
         " `snippets/`.",
+        r"(?:^|[\s\"'(])snippets/",
     ),
     Normaliser(
         "scratch-dir",
@@ -70,6 +77,7 @@ ALWAYS = (
         "<workdir>",
         "Snippets run in a fresh temporary working directory whose name changes every run.",
         "Your own run prints its working directory where this shows `<workdir>`.",
+        "<workdir>",
     ),
     Overwritten(
         "carriage-return",
@@ -86,6 +94,7 @@ ALWAYS = (
         "0x…",
         "Object reprs print addresses that change on every run.",
         "Your own run prints other memory addresses where this shows `0x…`.",
+        "0x…",
     ),
 )
 
@@ -98,6 +107,7 @@ OPT_IN = {
             "<time>",
             "Wall-clock timings differ on every run and every machine.",
             "Your own run prints its own timings where this shows `<time>`.",
+            "<time>",
         ),
     )
 }
