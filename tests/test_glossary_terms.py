@@ -6,6 +6,8 @@ page:line and the term. --check and `mkdocs build --strict` run it with every pa
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -24,35 +26,35 @@ Intro, which uses no entry of its own: a graph here is not a use.
 ## Graph
 
 The **graph** (the **computational graph**) is the record of the
-[forward pass](#forward-pass). Taught in [Step 3](steps.md#the-graph).
+[forward pass](#forward-pass). Taught in [step three](steps.md#the-graph).
 
 ## Forward pass
 
-The **forward pass** computes the loss. Taught in [Step 3](steps.md#the-graph).
+The **forward pass** computes the loss. Taught in [step three](steps.md#the-graph).
 
 ## Gradient
 
-The **gradient** holds the slopes. Taught in [Step 1](steps.md#why).
+The **gradient** holds the slopes. Taught in [step one](steps.md#why).
 
 ## Gradient descent
 
-**Gradient descent** steps against the gradient. Taught in [Step 1](steps.md#why).
+**Gradient descent** steps against the gradient. Taught in [step one](steps.md#why).
 
 ## Leaf
 
-A **leaf** is a tensor you made. Taught in [Step 2](steps.md#leaf).
+A **leaf** is a tensor you made. Taught in [step two](steps.md#leaf).
 
 ## Mini-batch
 
-A **mini-batch** is a part of the data. Taught in [Step 4](steps.md#batches).
+A **mini-batch** is a part of the data. Taught in [step four](steps.md#batches).
 
 ## In place
 
-An operation **in place** changes a tensor. Taught in [Step 5](steps.md#in-place).
+An operation **in place** changes a tensor. Taught in [step five](steps.md#in-place).
 
 ## `grad_fn`
 
-The **`grad_fn`** of a result is its node. Taught in [Step 2](steps.md#leaf).
+The **`grad_fn`** of a result is its node. Taught in [step two](steps.md#leaf).
 """
 
 
@@ -228,6 +230,26 @@ def test_an_exception_spares_a_use_and_a_stale_one_is_named(site):
     ]
 
 
+def test_an_exception_without_text_spares_a_whole_page_and_a_stale_one_is_named(site):
+    page_with(site, "The graph, the leaves and the forward pass.\n")
+    whole = f"""
+        [[exception]]
+        path = "docs/index.md"
+        rule = "{terms.RULE}"
+        reason = "a page the glossary does not serve"
+        """
+    site.write("snippets/snippets.toml", whole)
+    assert site.problems() == []
+    page_with(site, "No term at all.\n")
+    assert site.problems() == [
+        f"snippets/snippets.toml:1: {terms.RULE} exception of docs/index.md spares nothing any"
+        " more (remove it)"
+    ]
+    site.write("snippets/snippets.toml", whole.replace(terms.RULE, "general-sentence"))
+    with pytest.raises(catalog.CatalogError, match="general-sentence needs text"):
+        site.catalog()
+
+
 def test_the_glossary_is_read_for_terms_and_checked_itself(site):
     found, wrong = terms.read_glossary(site.project.docs / "glossary.md")
     by_name = {t.name: t for t in found}
@@ -259,3 +281,26 @@ def test_every_page_of_the_site_introduces_its_terms_before_it_uses_them():
     found, wrong = terms.read_glossary(SITE.docs / "glossary.md")
     assert len(found) >= 20 and wrong == []
     assert [str(p) for p in rules.problems(catalog.load(SITE), (terms.RULE,))] == []
+
+
+@pytest.mark.integration
+def test_check_and_the_strict_build_fail_on_a_term_used_before_its_link(sandbox, tmp_path):
+    config = (sandbox.root / "mkdocs.yml").read_text(encoding="utf-8")
+    nav = "nav:\n  - index.md\n  - glossary.md\n  - notebooks/index.ipynb\n"
+    sandbox.write("mkdocs.yml", config.replace("nav:\n  - index.md\n", nav.rsplit("  - n", 1)[0]))
+    sandbox.write("docs/glossary.md", GLOSSARY.replace("steps.md", "index.md"))
+    sandbox.write("docs/index.md", "# Sandbox\n\nThe graph, then [graph](glossary.md#graph).\n")
+    problem = message("index.md", 3, "graph", "graph")
+    check = sandbox.regen("--check")
+    assert check.returncode == 2
+    assert [line for line in check.stderr.splitlines() if line.startswith("PROBLEM")] == [
+        f"PROBLEM {problem}"
+    ]
+    build = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
+        cwd=sandbox.root,
+        capture_output=True,
+        text=True,
+    )
+    assert build.returncode != 0
+    assert build.stderr.split("ERROR   -  ", 1)[1].splitlines() == [problem]
