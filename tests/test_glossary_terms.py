@@ -122,6 +122,14 @@ def test_a_bold_definition_or_a_link_to_the_terms_home_introduces_it(site):
     assert site.problems() == []
 
 
+def test_a_link_to_a_home_introduces_only_the_term_its_text_uses(site):
+    page_with(site, "See [step three](steps.md#the-graph): the forward pass, the graph.\n")
+    assert site.problems() == [
+        message("index.md", 3, "forward pass", "forward-pass"),
+        message("index.md", 3, "graph", "graph"),
+    ]
+
+
 def test_a_link_to_another_entry_or_section_does_not_introduce_the_term(site):
     page_with(
         site,
@@ -144,7 +152,7 @@ def test_a_link_to_another_entry_or_section_does_not_introduce_the_term(site):
         ("the Forward\npass", "Forward pass", "forward-pass"),  # over a line break
     ],
 )
-def test_plural_inflected_and_other_spellings_are_uses(site, text, term, anchor):
+def test_plurals_singulars_and_other_spellings_are_uses(site, text, term, anchor):
     page_with(site, f"Before, {text}.\n")
     problems = site.problems()
     assert len(problems) == 1 and problems[0].startswith("docs/index.md:3: the term ")
@@ -181,7 +189,7 @@ def test_what_is_not_a_use(site):
 
         A sentence. {{ claim by_hand/leaves.py:claim-only-leaves }}
 
-        `graph.leaf` and $\\text{leaf}$ are code and math.
+        `graph.leaf` and $\\text{leaf}$ are code and math; one batched call is a verb's.
         """,
     )
     assert site.problems() == []

@@ -48,6 +48,7 @@ start = torch.tensor(2.0, requires_grad=True)
 assert start.grad_fn is None
 for op, name in ((torch.exp, "ExpBackward0"), (torch.sin, "SinBackward0")):
     assert op(start).grad_fn.name() == name
+    assert f"grad_fn=<{name}>" in repr(op(start))
 # --8<-- [end:claim-grad-fn]
 
 # --8<-- [start:claim-leaf]
@@ -58,9 +59,15 @@ made = torch.tensor(3.0, requires_grad=True)
 given = torch.tensor(4.0)
 result = made * given + made
 assert made.is_leaf and given.is_leaf and not result.is_leaf
+between = made * given
 result.backward()
 assert made.grad is not None and given.grad is None
 assert result.grad_fn.name() == "AddBackward0"
+import warnings  # noqa: E402 (for this claim alone)
+
+with warnings.catch_warnings():  # reading a non-leaf's .grad warns
+    warnings.simplefilter("ignore")
+    assert between.grad is None and result.grad is None
 # --8<-- [end:claim-leaf]
 
 # --8<-- [start:claim-graph]
@@ -73,6 +80,15 @@ links = [node.name() for node, _ in g_out.grad_fn.next_functions]
 assert links == ["MulBackward0", "torch::autograd::AccumulateGrad"]
 (leaf_node, _), _ = g_out.grad_fn.next_functions[0][0].next_functions
 assert leaf_node.variable is g_w
+# a node keeps the values its local derivatives need: x for w * x
+g_x = torch.tensor([1.0, 2.0])
+assert torch.equal((g_w * g_x).grad_fn._saved_other, g_x)
+# AccumulateGrad adds to .grad: two backward passes, twice the gradient
+(g_w * 3.0).backward()
+(g_w * 3.0).backward()
+assert g_w.grad.item() == 6.0
+# each forward pass records a new graph
+assert (g_w * 2.0).grad_fn is not (g_w * 2.0).grad_fn
 # --8<-- [end:claim-graph]
 
 # --8<-- [start:claim-backward-pass]
@@ -121,6 +137,15 @@ for outer, d_outer, inner, d_inner in (
     plain_at = chain_at.detach()
     product = d_outer(inner(plain_at)) * d_inner(plain_at)
     assert torch.allclose(chained, product, rtol=1e-6, atol=0)
+# two paths to the same input: x * sin(x) gives the sum of the products
+# along them, sin(x) + x * cos(x)
+for value in (0.3, 1.1, -2.0):
+    paths_at = torch.tensor(value, requires_grad=True)
+    (both,) = torch.autograd.grad(paths_at * torch.sin(paths_at), paths_at)
+    by_paths = torch.sin(paths_at.detach()) + value * torch.cos(
+        paths_at.detach()
+    )
+    assert torch.allclose(both, by_paths, rtol=1e-6, atol=0)
 # --8<-- [end:claim-chain-rule]
 
 # --8<-- [start:claim-loss]
@@ -183,8 +208,23 @@ assert torch.allclose(wd_w.detach(), expected_wd, rtol=1e-6, atol=0)
 # --8<-- [end:claim-weight-decay]
 
 # --8<-- [start:claim-adam]
-# Adam's first step moves each weight by lr * g / (|g| + eps): about lr,
-# for a small gradient as for a large one
+# Adam's step: running averages of the gradient (m) and of its square
+# (v), corrected for their start at zero; the step is lr * m / (sqrt(v) + eps)
+run_w = torch.tensor([1.0, -3.0], requires_grad=True)
+run_adam = torch.optim.Adam([run_w], lr=0.01)
+mean, square = torch.zeros(2), torch.zeros(2)
+for t in range(1, 4):
+    run_adam.zero_grad()
+    (run_w**2).sum().backward()
+    g = run_w.grad
+    mean = 0.9 * mean + 0.1 * g
+    square = 0.999 * square + 0.001 * g**2
+    m_hat, v_hat = mean / (1 - 0.9**t), square / (1 - 0.999**t)
+    expected_run = run_w.detach() - 0.01 * m_hat / (v_hat.sqrt() + 1e-8)
+    run_adam.step()
+    assert torch.allclose(run_w.detach(), expected_run, rtol=1e-6, atol=0)
+# its first step moves each weight by lr * g / (|g| + eps): about lr, for
+# a small gradient as for a large one
 for size in (1e-3, 1.0, 1e3):
     adam_w = torch.tensor([1.0, -1.0], requires_grad=True)
     adam = torch.optim.Adam([adam_w], lr=0.01)
@@ -292,6 +332,24 @@ for edit in (
     version = kept._version
 fresh = kept - 1.0
 assert fresh.data_ptr() != kept.data_ptr()
+# autograd sees the version change of a value it saved, and refuses
+
+
+def inplace_error(edit):
+    """PyTorch's message for backward() after an in-place edit of a value
+    that exp() saved."""
+    source = torch.tensor([0.5, 1.0], requires_grad=True)
+    saved = source.exp()  # exp saves its result
+    edit(saved)
+    try:
+        saved.sum().backward()
+    except RuntimeError as caught:
+        return str(caught)
+    return ""
+
+
+for edit in (lambda t: t.mul_(2.0), lambda t: t.__setitem__(0, 5.0)):
+    assert "modified by an inplace operation" in inplace_error(edit)
 # --8<-- [end:claim-in-place]
 
 # --8<-- [start:claim-batches]

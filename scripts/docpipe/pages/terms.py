@@ -7,9 +7,10 @@ term's spellings are the heading's text and the bold phrases of the entry's body
 ("The **backward pass**, or **backpropagation**, ..."); the entry's anchor is its heading's id,
 as the toc extension makes it (or the heading's own `{ #id }`). The links of an entry to a
 section of another page (`page.md#section`) name the term's homes, where it is taught: a link
-to a home introduces the term as well as a link to the entry does.
+to a home whose text uses the term introduces it as well as a link to the entry does (a link to
+the entry introduces its term whatever its text).
 
-A use is a spelling, or a plural or inflected form of its last word ("graphs", "leaves",
+A use is a spelling, or the plural or singular of its last word ("graphs", "leaves",
 "mini-batches"), with a hyphen and a space counted as one ("in-place", "in place"), in a
 page's prose: paragraphs, list items, admonition bodies and table cells. Where spellings of two
 terms overlap, the longer wins: "gradient descent" is a use of that term, not of "gradient". A
@@ -76,17 +77,16 @@ class Occurrence:
 
 
 def inflections(word: str) -> list[str]:
-    """The forms of a term's last word the pages may write: plurals and verb endings (a
-    generous list: a form that is no English word matches nothing)."""
-    forms = [word, word + "s", word + "es", word + "ed", word + "ing"]
+    """The forms of a term's last word the pages may write: its plural, or its singular (a
+    generous list: a form that is no English word matches nothing). The terms are nouns; a verb
+    made from one ("batched", of vmap's batching) is another word."""
+    forms = [word, word + "s", word + "es"]
     if word.endswith("s") and not word.endswith("ss"):
         forms.append(word[:-1])  # a plural spelling ("features") stands for its singular too
     if word.endswith("y"):
         forms.append(word[:-1] + "ies")
     if word.endswith("f"):
         forms.append(word[:-1] + "ves")
-    if word.endswith("e"):
-        forms += [word + "d", word[:-1] + "ing"]
     return forms
 
 
@@ -246,14 +246,16 @@ def _inline(n: int, token, page: Path, glossary: Path, terms: list[Term]) -> lis
         found.append(Occurrence(at_line, (n, start), term, intro, context, (start, stop)))
     for offset, href in links:  # a link to an entry introduces its term, whatever its text
         for term in terms:
-            if _introduces(href, page, glossary, term):
+            if _introduces(href, page, glossary, term, homes=False):
                 at_line = where[offset][0] if offset < len(where) else line
                 found.append(Occurrence(at_line, (n, offset), term, True, prose, (offset, offset)))
     return found
 
 
-def _introduces(href: str, page: Path, glossary: Path, term: Term) -> bool:
-    """Whether a link's target is the term's glossary entry or one of its homes."""
+def _introduces(href: str, page: Path, glossary: Path, term: Term, homes: bool = True) -> bool:
+    """Whether a link's target is the term's glossary entry or (homes) one of its homes. A link
+    to a home introduces the term only where its text uses the term: a home teaches several
+    terms, and "see Step 3" introduces none of them."""
     if not href or "://" in href:
         return False
     target, _, fragment = href.partition("#")
@@ -262,7 +264,7 @@ def _introduces(href: str, page: Path, glossary: Path, term: Term) -> bool:
         return True
     docs = glossary.parent
     name = os.path.relpath(full, docs).replace(os.sep, "/")
-    return f"{name}#{fragment}" in term.homes
+    return homes and f"{name}#{fragment}" in term.homes
 
 
 def check(cat: Catalog, page: Path, allowed: tuple[str, ...]) -> tuple[list[Problem], set[str]]:
