@@ -98,7 +98,7 @@ def write_meta(tmp_path, entry: str) -> SmallProject:
         (
             'path = "snippets/a.py"\nrule = "not-on-a-page"\ntext = ["1"]\nreason = "r"\n',
             "text applies only to the rules number-in-prose, typed-number, general-sentence,"
-            " agreement-asserted",
+            " agreement-asserted, glossary-first-use",
         ),
         (
             'path = "docs/a.md"\nrule = "number-in-prose"\ntext = ["1"]\nreason = "r"\nwhy = 1\n',

@@ -17,8 +17,16 @@ DEFAULT_DURATION = 0.1  # seconds; what sharding assumes for a snippet with no r
 # no more runs at once than their limits fit in the machine's memory (docpipe.run.pool).
 DEFAULT_MEMORY = 4096
 # Rules a page's phrase can be excepted from (text = [phrases]), and the one rule for a file.
-PHRASE_RULES = ("number-in-prose", "typed-number", "general-sentence", "agreement-asserted")
+PHRASE_RULES = (
+    "number-in-prose",
+    "typed-number",
+    "general-sentence",
+    "agreement-asserted",
+    "glossary-first-use",
+)
 EXCEPTION_RULES = ("not-on-a-page", *PHRASE_RULES)
+# Phrase rules that may also spare a whole page: an [[exception]] without text.
+WHOLE_PAGE_RULES = ("glossary-first-use",)
 EXCEPTION_KEYS = {"path", "rule", "reason", "text"}
 SNIPPET_KEYS = {"timeout", "duration", "memory", "values", "normalise"}
 DEFAULT_KEYS = {"timeout", "memory"}
@@ -60,6 +68,13 @@ class Catalog:
 
     def exempt(self, path: str, rule: str) -> bool:
         return any(e.path == path and e.rule == rule for e in self.exemptions)
+
+    def exempt_page(self, page: str, rule: str) -> Exemption | None:
+        """The [[exception]] without text that spares a whole page from a phrase rule."""
+        return next(
+            (e for e in self.exemptions if (e.path, e.rule) == (page, rule) and not e.text),
+            None,
+        )
 
     def exemption_line(self, page: str, rule: str, phrase: str) -> int | None:
         """The line of snippets.toml with the [[exception]] that allows this phrase."""
@@ -268,6 +283,8 @@ def _exemption(where: tuple[str, int | None], entry: dict) -> Exemption:
     text = entry.get("text", [])
     rule = entry["rule"]
     if rule in PHRASE_RULES:
+        if rule in WHOLE_PAGE_RULES and "text" not in entry:
+            return Exemption(entry["path"], rule, entry["reason"], (), where[1])
         if not isinstance(text, list) or not text:
             what = "with the number" if "number" in rule else "of the sentence"
             raise CatalogError(f"{name}: {rule} needs text = [phrases {what}]", *where)

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from docpipe.catalog import PHRASE_RULES, Catalog
-from docpipe.pages import agreement, generality, prose, typed
+from docpipe.pages import agreement, generality, prose, terms, typed
 from docpipe.pages.reading import markdown_pages, uses
 from docpipe.problems import Problem
 
@@ -25,6 +25,7 @@ RULES: dict[str, Rule] = {
     typed.RULE: typed.check,
     generality.RULE: generality.check,
     agreement.RULE: agreement.check,
+    terms.RULE: terms.check,
 }
 assert set(RULES) == set(PHRASE_RULES)
 

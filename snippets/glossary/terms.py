@@ -1,0 +1,385 @@
+# The words of the glossary on one small example: a forward pass, a
+# backward pass and one optimizer step.
+# --8<-- [start:words]
+import torch
+
+x = torch.tensor([1.0, 2.0, 3.0])  # features: one number per example
+y = torch.tensor([1.0, 3.0, 5.0])  # targets
+w = torch.tensor(0.5, requires_grad=True)  # a parameter: a leaf
+b = torch.tensor(0.0, requires_grad=True)  # a parameter: a leaf
+
+prediction = w * x + b  # the forward pass, recorded as a graph
+loss = ((prediction - y) ** 2).mean()  # the loss: one number
+print("loss:", loss)
+print("w.is_leaf:", w.is_leaf, "  loss.is_leaf:", loss.is_leaf)
+print("loss.grad_fn:", loss.grad_fn.name())
+nodes = [node.name() for node, _ in loss.grad_fn.next_functions if node]
+print("the node(s) it links to:", nodes)
+
+loss.backward()  # the backward pass: the gradient lands in .grad
+print("w.grad:", w.grad, "  b.grad:", b.grad)
+
+optimizer = torch.optim.SGD([w, b], lr=0.1)  # learning rate 0.1
+optimizer.step()  # w -= 0.1 * w.grad, b likewise, in place
+optimizer.zero_grad()
+print(f"after one step: w = {w.item():.4f}, b = {b.item():.4f}")
+# --8<-- [end:words]
+
+# --8<-- [start:claim-tensor]
+# a tensor has a shape and a dtype; float32 unless told otherwise
+grid = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+assert grid.shape == (2, 3) and grid.dtype == torch.float32
+assert torch.tensor([1, 2]).dtype == torch.int64
+# --8<-- [end:claim-tensor]
+
+# --8<-- [start:claim-requires-grad]
+# requires_grad=True: operations on the tensor are recorded, and their
+# results require a gradient too; without it, nothing is recorded
+asked = torch.tensor([1.0, 2.0], requires_grad=True)
+plain = torch.tensor([1.0, 2.0])
+for op in (torch.exp, torch.sin, lambda t: t * 3, lambda t: t.sum()):
+    assert op(asked).requires_grad and op(asked).grad_fn is not None
+    assert not op(plain).requires_grad and op(plain).grad_fn is None
+# --8<-- [end:claim-requires-grad]
+
+# --8<-- [start:claim-grad-fn]
+# grad_fn: the node that made a result; None on a tensor you created
+start = torch.tensor(2.0, requires_grad=True)
+assert start.grad_fn is None
+for op, name in ((torch.exp, "ExpBackward0"), (torch.sin, "SinBackward0")):
+    assert op(start).grad_fn.name() == name
+    assert f"grad_fn=<{name}>" in repr(op(start))
+# --8<-- [end:claim-grad-fn]
+
+# --8<-- [start:claim-leaf]
+# a leaf: a tensor you created (is_leaf); results of recorded operations
+# are not leaves; backward() stores a gradient in .grad of leaves that
+# require one, and leaves .grad of the others at None
+made = torch.tensor(3.0, requires_grad=True)
+given = torch.tensor(4.0)
+result = made * given + made
+assert made.is_leaf and given.is_leaf and not result.is_leaf
+between = made * given
+result.backward()
+assert made.grad is not None and given.grad is None
+assert result.grad_fn.name() == "AddBackward0"
+import warnings  # noqa: E402 (for this claim alone)
+
+with warnings.catch_warnings():  # reading a non-leaf's .grad warns
+    warnings.simplefilter("ignore")
+    assert between.grad is None and result.grad is None
+# --8<-- [end:claim-leaf]
+
+# --8<-- [start:claim-graph]
+# each node links, in next_functions, to the nodes that made its inputs;
+# a leaf that requires a gradient gets an AccumulateGrad node
+g_w = torch.tensor(0.5, requires_grad=True)
+g_b = torch.tensor(0.1, requires_grad=True)
+g_out = g_w * 2.0 + g_b
+links = [node.name() for node, _ in g_out.grad_fn.next_functions]
+assert links == ["MulBackward0", "torch::autograd::AccumulateGrad"]
+(leaf_node, _), _ = g_out.grad_fn.next_functions[0][0].next_functions
+assert leaf_node.variable is g_w
+# a node keeps the values its local derivatives need: x for w * x
+g_x = torch.tensor([1.0, 2.0])
+assert torch.equal((g_w * g_x).grad_fn._saved_other, g_x)
+# AccumulateGrad adds to .grad: two backward passes, twice the gradient
+(g_w * 3.0).backward()
+(g_w * 3.0).backward()
+assert g_w.grad.item() == 6.0
+# each forward pass records a new graph
+assert (g_w * 2.0).grad_fn is not (g_w * 2.0).grad_fn
+# --8<-- [end:claim-graph]
+
+# --8<-- [start:claim-backward-pass]
+# loss.backward() fills .grad of each leaf the loss was computed from
+f_w = torch.tensor([1.0, -2.0], requires_grad=True)
+f_b = torch.tensor(0.5, requires_grad=True)
+f_loss = ((f_w * 3.0 + f_b) ** 2).sum()
+f_loss.backward()
+assert torch.equal(f_w.grad, 2 * (f_w.detach() * 3.0 + 0.5) * 3.0)
+assert f_b.grad.item() == (2 * (f_w.detach() * 3.0 + 0.5)).sum().item()
+# --8<-- [end:claim-backward-pass]
+
+# --8<-- [start:claim-gradient]
+# .grad has the shape of its tensor
+for shape in ((3,), (2, 4), (2, 3, 5)):
+    shaped = torch.ones(shape, requires_grad=True)
+    (shaped * 2).sum().backward()
+    assert shaped.grad.shape == shaped.shape
+# --8<-- [end:claim-gradient]
+
+# --8<-- [start:claim-local-derivative]
+# the local derivative of one operation, at its input: what autograd
+# finds for that operation alone
+at = torch.tensor([0.3, 1.2])
+for op, local in (
+    (torch.exp, torch.exp),
+    (torch.sin, torch.cos),
+    (lambda t: t**2, lambda t: 2 * t),
+    (torch.tanh, lambda t: 1 - torch.tanh(t) ** 2),
+):
+    point = at.clone().requires_grad_()
+    (slope,) = torch.autograd.grad(op(point).sum(), point)
+    assert torch.allclose(slope, local(at), rtol=1e-6, atol=0)
+# --8<-- [end:claim-local-derivative]
+
+# --8<-- [start:claim-chain-rule]
+# autograd's gradient of an outer function of an inner one is the product
+# of their local derivatives
+for outer, d_outer, inner, d_inner in (
+    (torch.sin, torch.cos, torch.exp, torch.exp),
+    (torch.exp, torch.exp, lambda t: t**2, lambda t: 2 * t),
+    (lambda t: t**3, lambda t: 3 * t**2, torch.sin, torch.cos),
+):
+    chain_at = torch.tensor([0.2, 0.7], requires_grad=True)
+    (chained,) = torch.autograd.grad(outer(inner(chain_at)).sum(), chain_at)
+    plain_at = chain_at.detach()
+    product = d_outer(inner(plain_at)) * d_inner(plain_at)
+    assert torch.allclose(chained, product, rtol=1e-6, atol=0)
+# two paths to the same input: x * sin(x) gives the sum of the products
+# along them, sin(x) + x * cos(x)
+for value in (0.3, 1.1, -2.0):
+    paths_at = torch.tensor(value, requires_grad=True)
+    (both,) = torch.autograd.grad(paths_at * torch.sin(paths_at), paths_at)
+    by_paths = torch.sin(paths_at.detach()) + value * torch.cos(
+        paths_at.detach()
+    )
+    assert torch.allclose(both, by_paths, rtol=1e-6, atol=0)
+# --8<-- [end:claim-chain-rule]
+
+# --8<-- [start:claim-loss]
+# backward() without an argument needs a one-number loss
+one = torch.tensor([1.0, 2.0], requires_grad=True)
+(one * 2).sum().backward()
+assert one.grad is not None
+
+
+def implicit_error(shape):
+    """PyTorch's message for backward() without an argument on a result of
+    this shape."""
+    try:
+        torch.ones(shape, requires_grad=True).mul(2).backward()
+    except RuntimeError as caught:
+        return str(caught)
+    return ""
+
+
+for shape in ((2,), (2, 3)):
+    assert implicit_error(shape) == (
+        "grad can be implicitly created only for scalar outputs"
+    )
+# --8<-- [end:claim-loss]
+
+# --8<-- [start:claim-sgd]
+# torch.optim.SGD's defaults: momentum 0, weight decay 0; its step is then
+# w - lr * w.grad
+plain_w = torch.tensor([1.0, -2.0], requires_grad=True)
+sgd = torch.optim.SGD([plain_w], lr=0.1)
+assert sgd.defaults["momentum"] == 0 and sgd.defaults["weight_decay"] == 0
+(plain_w**2).sum().backward()
+expected_w = plain_w.detach() - 0.1 * plain_w.grad
+sgd.step()
+assert torch.equal(plain_w.detach(), expected_w)
+# --8<-- [end:claim-sgd]
+
+# --8<-- [start:claim-momentum]
+# SGD with momentum m keeps a velocity v = m * v + grad and steps w - lr * v
+mom_w = torch.tensor([1.0, -2.0], requires_grad=True)
+mom = torch.optim.SGD([mom_w], lr=0.1, momentum=0.9)
+velocity = torch.zeros(2)
+for _ in range(3):
+    mom.zero_grad()
+    (mom_w**2).sum().backward()
+    velocity = 0.9 * velocity + mom_w.grad
+    expected_mom = mom_w.detach() - 0.1 * velocity
+    mom.step()
+    assert torch.allclose(mom_w.detach(), expected_mom, rtol=1e-6, atol=0)
+# --8<-- [end:claim-momentum]
+
+# --8<-- [start:claim-weight-decay]
+# SGD's weight_decay adds weight_decay * w to the gradient before the step
+wd_w = torch.tensor([1.0, -2.0], requires_grad=True)
+wd = torch.optim.SGD([wd_w], lr=0.1, weight_decay=0.01)
+(wd_w * 3.0).sum().backward()
+expected_wd = wd_w.detach() - 0.1 * (wd_w.grad + 0.01 * wd_w.detach())
+wd.step()
+assert torch.allclose(wd_w.detach(), expected_wd, rtol=1e-6, atol=0)
+# --8<-- [end:claim-weight-decay]
+
+# --8<-- [start:claim-adam]
+# Adam's step: running averages of the gradient (m) and of its square
+# (v), corrected for their start at zero; the step is lr * m / (sqrt(v) + eps)
+run_w = torch.tensor([1.0, -3.0], requires_grad=True)
+run_adam = torch.optim.Adam([run_w], lr=0.01)
+mean, square = torch.zeros(2), torch.zeros(2)
+for t in range(1, 4):
+    run_adam.zero_grad()
+    (run_w**2).sum().backward()
+    g = run_w.grad
+    mean = 0.9 * mean + 0.1 * g
+    square = 0.999 * square + 0.001 * g**2
+    m_hat, v_hat = mean / (1 - 0.9**t), square / (1 - 0.999**t)
+    expected_run = run_w.detach() - 0.01 * m_hat / (v_hat.sqrt() + 1e-8)
+    run_adam.step()
+    assert torch.allclose(run_w.detach(), expected_run, rtol=1e-6, atol=0)
+# its first step moves each weight by lr * g / (|g| + eps): about lr, for
+# a small gradient as for a large one
+for size in (1e-3, 1.0, 1e3):
+    adam_w = torch.tensor([1.0, -1.0], requires_grad=True)
+    adam = torch.optim.Adam([adam_w], lr=0.01)
+    (adam_w * size).sum().backward()
+    grad = adam_w.grad.clone()
+    before = adam_w.detach().clone()
+    adam.step()
+    moved = before - adam_w.detach()
+    expected_move = 0.01 * grad / (grad.abs() + 1e-8)
+    assert torch.allclose(moved, expected_move, rtol=1e-5, atol=0)
+    about_lr = torch.full((2,), 0.01)
+    assert torch.allclose(moved.abs(), about_lr, rtol=1e-3, atol=0)
+# --8<-- [end:claim-adam]
+
+# --8<-- [start:claim-adamw]
+# AdamW shrinks the weight by lr * weight_decay * w, apart from Adam's step
+initial = torch.tensor([1.0, -3.0])
+aw = initial.clone().requires_grad_()
+ref = initial.clone().requires_grad_()
+adamw = torch.optim.AdamW([aw], lr=0.01, weight_decay=0.1)
+adam_ref = torch.optim.Adam([ref], lr=0.01)
+(aw * 2.0).sum().backward()
+(ref * 2.0).sum().backward()
+adamw.step()
+adam_ref.step()
+adam_move = initial - ref.detach()
+expected_aw = initial * (1 - 0.01 * 0.1) - adam_move
+assert torch.allclose(aw.detach(), expected_aw, rtol=1e-6, atol=0)
+# --8<-- [end:claim-adamw]
+
+# --8<-- [start:claim-learning-rate]
+# the learning rate scales the step: with twice the rate, SGD moves twice
+# as far
+for rate in (0.1, 0.2, 0.4):
+    lr_w = torch.tensor([1.0, -2.0], requires_grad=True)
+    (lr_w**2).sum().backward()
+    torch.optim.SGD([lr_w], lr=rate).step()
+    moved_by = torch.tensor([1.0, -2.0]) - lr_w.detach()
+    by_rate = rate * torch.tensor([2.0, -4.0])
+    assert torch.allclose(moved_by, by_rate, rtol=1e-6, atol=0)
+# --8<-- [end:claim-learning-rate]
+
+# --8<-- [start:claim-optimizer]
+# optimizer.step() changes each parameter from its .grad; zero_grad()
+# sets .grad back to None
+opt_w = torch.tensor([1.0, 2.0], requires_grad=True)
+opt_b = torch.tensor(0.5, requires_grad=True)
+for make in (torch.optim.SGD, torch.optim.Adam):
+    opt = make([opt_w, opt_b], lr=0.1)
+    (opt_w.sum() * opt_b).backward()
+    before_w, before_b = opt_w.detach().clone(), opt_b.detach().clone()
+    opt.step()
+    assert not torch.equal(opt_w.detach(), before_w)
+    assert not torch.equal(opt_b.detach(), before_b)
+    opt.zero_grad()
+    assert opt_w.grad is None and opt_b.grad is None
+# --8<-- [end:claim-optimizer]
+
+# --8<-- [start:claim-parameter]
+# a module's parameters() lists its nn.Parameter attributes, and not a
+# plain tensor attribute, even one that requires a gradient
+
+
+class Scale(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.tensor(2.0))
+        self.offset = torch.tensor(1.0, requires_grad=True)
+
+
+scale = Scale()
+listed = list(scale.parameters())
+assert len(listed) == 1 and listed[0] is scale.weight
+assert scale.weight.requires_grad and scale.weight.is_leaf
+assert all(p is not scale.offset for p in listed)
+# --8<-- [end:claim-parameter]
+
+# --8<-- [start:claim-neuron]
+# nn.Linear: each output is a neuron, the weighted sum of the inputs (a row
+# of weight) plus a bias; weight has one row per output, one column per
+# input feature
+torch.manual_seed(0)
+layer = torch.nn.Linear(in_features=3, out_features=2)
+inputs = torch.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]])
+assert layer.weight.shape == (2, 3) and layer.bias.shape == (2,)
+outputs = layer(inputs)
+for row in range(2):
+    by_sum = (inputs * layer.weight[row]).sum(dim=1) + layer.bias[row]
+    assert torch.allclose(outputs[:, row], by_sum, rtol=1e-6, atol=0)
+# --8<-- [end:claim-neuron]
+
+# --8<-- [start:claim-in-place]
+# an in-place operation changes the tensor's own memory and bumps its
+# version; the same operation written out makes a new tensor
+kept = torch.tensor([1.0, 2.0])
+address, version = kept.data_ptr(), kept._version
+for edit in (
+    lambda t: t.sub_(1.0),
+    lambda t: t.mul_(2.0),
+    lambda t: t.__isub__(1.0),
+    lambda t: t.__setitem__(0, 5.0),
+):
+    edit(kept)
+    assert kept.data_ptr() == address and kept._version == version + 1
+    version = kept._version
+fresh = kept - 1.0
+assert fresh.data_ptr() != kept.data_ptr()
+# autograd sees the version change of a value it saved, and refuses
+
+
+def inplace_error(edit):
+    """PyTorch's message for backward() after an in-place edit of a value
+    that exp() saved."""
+    source = torch.tensor([0.5, 1.0], requires_grad=True)
+    saved = source.exp()  # exp saves its result
+    edit(saved)
+    try:
+        saved.sum().backward()
+    except RuntimeError as caught:
+        return str(caught)
+    return ""
+
+
+for edit in (lambda t: t.mul_(2.0), lambda t: t.__setitem__(0, 5.0)):
+    assert "modified by an inplace operation" in inplace_error(edit)
+# --8<-- [end:claim-in-place]
+
+# --8<-- [start:claim-batches]
+# a DataLoader cuts a data set into mini-batches of batch_size examples
+# (the last may be smaller); one pass over them, an epoch, sees each example
+# once
+examples = torch.arange(10.0)
+loader = torch.utils.data.DataLoader(examples, batch_size=4)
+batches = list(loader)
+assert [len(batch) for batch in batches] == [4, 4, 2]
+assert torch.equal(torch.cat(batches), examples)
+# --8<-- [end:claim-batches]
+
+
+# --8<-- [start:claim-jacobian]
+# the Jacobian of a function from n numbers to m numbers has shape (m, n);
+# backward(v) gives v @ J (a vector-Jacobian product); forward mode's
+# jvp gives J @ u
+def pair(t):
+    return torch.stack([t[0] * t[1], t[0] + t[1], t[1] ** 2])
+
+
+jac_at = torch.tensor([2.0, 3.0])
+jac = torch.autograd.functional.jacobian(pair, jac_at)
+assert jac.shape == (3, 2)
+for v in (torch.tensor([1.0, 0.0, 0.0]), torch.tensor([0.5, -1.0, 2.0])):
+    vjp_at = jac_at.clone().requires_grad_()
+    pair(vjp_at).backward(v)
+    assert torch.allclose(vjp_at.grad, v @ jac, rtol=1e-6, atol=0)
+for u in (torch.tensor([1.0, 0.0]), torch.tensor([0.5, -2.0])):
+    _, tangent = torch.func.jvp(pair, (jac_at,), (u,))
+    assert torch.allclose(tangent, jac @ u, rtol=1e-6, atol=0)
+# --8<-- [end:claim-jacobian]
