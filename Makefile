@@ -22,7 +22,7 @@ $(VENV)/.site: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
 # Everything: the site, the snippet runner (torch, matplotlib) and the test tools, and ProperDocs,
 # which tests/test_generators.py builds the site with beside MkDocs.
 $(VENV)/.dev: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
-	$(BIN)/pip install --quiet -c $(CONSTRAINTS) -e '.[dev]' properdocs
+	$(BIN)/pip install --quiet -c $(CONSTRAINTS) -e '.[dev]'
 	touch $@ $(VENV)/.site
 
 serve: $(VENV)/.site
