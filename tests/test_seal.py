@@ -70,6 +70,9 @@ xattr = (mine, b"user.x", b"1", 1, 0)
 tried("setxattr of a repository file", lambda: called(libc.setxattr(*xattr)))
 tried("chmod of a file outside", lambda: called(libc.chmod(outside, 0o4777)))
 tried("chown of a file outside", lambda: called(libc.chown(outside, 4321, 4321)))
+config = CONFIG.encode()  # a file in the user's configuration folder (an overlay of its own)
+tried("chmod in the user's config", lambda: called(libc.chmod(config, 0o4777)))
+tried("utime in the user's config", lambda: called(libc.utime(config, None)))
 
 
 def connect(family, address):
@@ -160,10 +163,15 @@ def sealed(tmp_path_factory):
     # a file of the machine the run sees (the temporary folder is hidden from it): the home's
     box.outside = Path.home() / f".docpipe-test-seal-{os.getpid()}"
     box.outside.write_text("not the snippet's")
+    box.config = Path.home() / ".config" / f"docpipe-test-seal-{os.getpid()}"
+    box.config.parent.mkdir(exist_ok=True)
+    box.config.write_text("the user's")
+    os.utime(box.config, (1_000_000_000, 1_000_000_000))
     constants = (
         f"MACHINE_PID = {machine.pid}\nPORT = {server.getsockname()[1]}\n"
         f"ABSTRACT = b'\\0{name}'\nOUTSIDE = {str(box.outside)!r}\n"
         f"UNIX_PATHS = {[(where, str(path)) for where, path, _ in unix]!r}\n"
+        f"CONFIG = {str(box.config)!r}\n"
     )
     box.write("snippets/doors.py", constants + DOORS)
     box.write("snippets/processes.py", PROCESSES)
@@ -178,6 +186,8 @@ def sealed(tmp_path_factory):
         path.unlink()
     box.outside_mode = box.outside.stat().st_mode & 0o7777
     box.outside.unlink()
+    box.config_stat = box.config.stat()
+    box.config.unlink()
     return box
 
 
@@ -229,6 +239,9 @@ def test_no_file_outside_the_job_folder_changes_its_metadata(sealed):
     assert "chmod of a file outside refused: EROFS" in doors
     assert "chown of a file outside refused: EROFS" in doors
     assert sealed.outside_mode == 0o644
+    # the user's folders: what the run changed there, it changed in its own copy
+    assert sealed.config_stat.st_mode & 0o7777 == 0o644
+    assert sealed.config_stat.st_mtime == 1_000_000_000
     source = sealed.root / "snippets" / "doors.py"
     assert source.stat().st_mode & 0o7777 == 0o644 and source.stat().st_mtime > 0
 

@@ -1,11 +1,18 @@
 """The kernel's namespaces around one run: what a snippet's processes share with nobody else.
 
-Before it seals itself (docpipe.run.landlock), a run's child moves into a mount namespace and a
-network namespace of its own (`unshare`), which every process it starts shares:
+A run's child (forked by the zygote) starts the run in a PID namespace of its own (enclose()):
+every process the run starts lives there and is killed when the run ends or its child dies,
+however regen was stopped. Before it seals itself (docpipe.run.landlock), the run moves into a
+mount namespace and a network namespace of its own (`unshare`, isolate()), which every process
+it starts shares:
 
+- its own /proc: the processes of its namespace, no other;
 - a shared-memory folder of its own: a fresh tmpfs on /dev/shm, mounted `nodev,nosuid`, where
   multiprocessing's semaphores and queues and torch's shared tensors (DataLoader workers) live
   as on a reader's machine; no device node can be made in it;
+- its own empty /tmp, /var/tmp and /run (RUNTIME): no pathname UNIX socket, lock or temporary
+  file of another process is there to reach; the project and the interpreter, when they lie
+  in one of them, are bound back read-only;
 - its job folder (which the runner made in /dev/shm or the temporary folder), bound back at
   the same path, `nodev,nosuid`; every other job's folder is hidden under the fresh tmpfs;
 - a loopback of its own: the snippet's processes reach each other on 127.0.0.1 (a process
@@ -13,14 +20,13 @@ network namespace of its own (`unshare`), which every process it starts shares:
 - every other mount read-only (the kernel's own /proc and /sys aside): the mode, owner, times
   and extended attributes of a file outside the job folder cannot change, whatever the route
   (ctypes, a subprocess's chmod, touch or chattr). The user's configuration and cache folders
-  stay writable mounts (_user_folders: matplotlib tests them at import, and would warn), which
-  Landlock still keeps the run from writing to.
+  are overlays whose changes go to a private copy that ends with the run
+  (_overlay_user_folders: matplotlib tests them for writing at import, and would warn).
 
 Why our own ctypes calls: the standard library has os.unshare only from Python 3.12, and the
 mounts need mount(2), which it lacks. unshare needs CAP_SYS_ADMIN: the runner runs as root on
 this project's machines (CI among them); elsewhere a user namespace gives it to an ordinary
-user. Where neither can be had, isolate() says so and the run goes on without (the seal still
-holds; a snippet's semaphores then fail as they did before).
+user. Where neither can be had, the run fails naming its snippet (docpipe.run.execute).
 """
 
 from __future__ import annotations
@@ -242,11 +248,26 @@ def _read_only() -> None:
             # one on top is remounted instead, in its own turn
 
 
+def _overlay_user_folders(flags: int) -> None:
+    """Each user folder (_user_folders) as an overlay of its own: its files as they are,
+    writable for a library's tests (matplotlib's), and every change, metadata included, made to
+    a private copy that ends with the run (Landlock refuses writes there anyway). The layers'
+    tmpfs is mounted on /dev/shm, under the run's shared memory, which then hides it."""
+    _mount("tmpfs", SHARED_MEMORY, "tmpfs", flags, "mode=0700")
+    for n, folder in enumerate(_user_folders()):
+        if any(c in folder for c in ",:\\"):  # overlay's option separators
+            raise OSError(f"cannot overlay {folder}: its path holds ',', ':' or a backslash")
+        upper, work = f"{SHARED_MEMORY}/{n}/upper", f"{SHARED_MEMORY}/{n}/work"
+        os.makedirs(upper)
+        os.makedirs(work)
+        options = f"lowerdir={folder},upperdir={upper},workdir={work}"
+        _mount("overlay", folder, "overlay", flags, options)
+
+
 def _user_folders() -> list[str]:
-    """The user's configuration and cache folders (XDG's, as libraries find them): left as
-    writable mounts, so that a library that tests them for writing, as matplotlib does at
-    import, finds them as on a reader's machine and prints no warning. Landlock still refuses
-    every write into them."""
+    """The user's configuration and cache folders (XDG's, as libraries find them): writable
+    overlays (_overlay_user_folders), so that a library that tests them for writing, as
+    matplotlib does at import, finds them as on a reader's machine and prints no warning."""
     home = os.path.expanduser("~")
     found = [
         os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"),
@@ -275,9 +296,6 @@ def isolate(workdir: Path, keep: Iterable[str] = ()) -> str:
             _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         _loopback_up()
         _read_only()
-        for folder in _user_folders():
-            _mount(folder, folder, None, MS_BIND)
-            _mount(None, folder, None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV)
         jobs = str(workdir.parent)
         private = MS_NOSUID | MS_NODEV
         hidden = [SHARED_MEMORY, *(f for f in RUNTIME if _real_folder(f))]
@@ -291,6 +309,7 @@ def isolate(workdir: Path, keep: Iterable[str] = ()) -> str:
         fds = {k: os.open(k, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC) for k in _topmost(within)}
         job = os.open(workdir, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
+            _overlay_user_folders(private)  # hides the job folder, if in /dev/shm: fd above
             for folder in hidden:
                 _mount("tmpfs", folder, "tmpfs", private, "mode=1777")
             for path, fd in fds.items():
