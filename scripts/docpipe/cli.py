@@ -59,6 +59,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="with --check: a snippet its committed verified/*.json does not cover is a note,"
         " not a failure (CI's make verify-check still fails on it)",
     )
+    p.add_argument(
+        "--new-page",
+        metavar="NAME",
+        help="write a new one-snippet page (snippet, values, figure code, page, nav entries)"
+        " that passes every check as written: NAME is a snippet key, as examples/my_page",
+    )
     p.add_argument("--force", action="store_true", help="ignore the cache")
     p.add_argument(
         "--report",
@@ -92,6 +98,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.report and not args.check:
         p.error("--report DIR goes with --check")
+    if args.new_page and (args.check or args.audit or args.paths or args.verify is not None):
+        p.error("--new-page NAME goes alone")
     if args.unverified_ok and not args.check:
         p.error("--unverified-ok goes with --check")
     if args.verify is not None and (args.audit or args.paths or args.report):
@@ -117,6 +125,10 @@ def main(argv: list[str] | None = None, project: Project | None = None) -> int:
         args = parse(argv)
     except SystemExit as e:  # argparse's usage error (2) or --help (0), said on stderr
         return e.code if isinstance(e.code, int) else 2
+    if args.new_page:
+        from docpipe import scaffold
+
+        return scaffold.command_line(project, args.new_page)
     try:
         cat = catalog.load(project)
         selected = select(args.paths, cat)
