@@ -12,6 +12,10 @@ ratio, and writes BENCHMARKS.md (with benchmarks/scale.svg).
     scale      check, no-change regen and the naive loop with N small snippets added
                (bench_scale.py), on copies of the repository
     tests      make test, as the README gives it
+    author     a new author's loop, on a copy of the repository and the warm .venv: add a
+               one-snippet page (regen.py --new-page), record it, then --check and the strict
+               build green; each step's wall time and the loop over one plain --check
+               (bench.py --author runs it alone)
     math       per tutorial page, math rendered at build time against KaTeX in the browser:
                bytes transferred (gzip), navigation to the last formula visible in headless
                Chromium, and the build time (bench_math.py)
@@ -204,6 +208,78 @@ TARGETS = (
 )
 
 
+AUTHOR_HEADING = "## A new author's loop"
+AUTHOR_PAGE = "examples/bench_page"
+
+
+def author_loop() -> dict[str, float]:
+    """A new author's loop on a copy of the repository (git's tracked files, the warm .venv
+    of this one): the wall time of each step, from adding a one-snippet page (the scaffold,
+    regen.py --new-page) to regen.py --check and mkdocs build --strict green. The check is
+    --unverified-ok: the new snippet is not verified with the other torch yet, which
+    `make verify` does once (its time is the site figure **verify: one more torch**). Also a
+    plain --check of the copy before the page, so the loop reads as a ratio of it."""
+    steps = {
+        "add the page": [*REGEN, "--new-page", AUTHOR_PAGE],
+        "record it": [*REGEN, f"snippets/{AUTHOR_PAGE}.py"],
+        "check": [*REGEN, "--check", "--unverified-ok"],
+        "strict build": [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", "out"],
+    }
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    with tempfile.TemporaryDirectory(prefix="bench-author-") as tmp:
+        repo = Path(tmp) / "repo"
+        subprocess.run(
+            ["git", "clone", "-q", "--no-hardlinks", str(ROOT), str(repo)],
+            check=True,
+            capture_output=True,
+        )
+        plain = [*REGEN, "--check", "--unverified-ok"]
+        bench_scale.timed(plain, repo)  # once to warm what a first run pays (bytecode, caches)
+        found = {"plain check, before the page": bench_scale.timed(plain, repo)}
+        started = time.perf_counter()
+        for name, command in steps.items():
+            found[name] = bench_scale.timed(command, repo, env=env)
+        found["the loop"] = time.perf_counter() - started
+    return found
+
+
+def author_section(found: dict[str, float]) -> str:
+    rows = "\n".join(f"| {name} | {seconds:.2f} s |" for name, seconds in found.items())
+    ratio = found["the loop"] / found["plain check, before the page"]
+    return f"""{AUTHOR_HEADING}
+
+Measured by `python scripts/bench.py --author` ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC): a
+clone of the repository using this `.venv` (warm), a one-snippet page added with
+`regen.py --new-page {AUTHOR_PAGE}`, recorded, then `regen.py --check --unverified-ok` and
+`mkdocs build --strict`, each once and green. The page's snippet is not verified with the
+other torch yet: `make verify` does that once (**verify: one more torch** above, with its venv
+built).
+
+| step | wall time |
+| --- | --- |
+{rows}
+
+The whole loop takes {ratio:.2f} times one plain `--check` of the same clone (a ratio, so that
+the machine's speed cancels out).
+"""
+
+
+def author_only() -> int:
+    """The author's loop alone, written over its section of BENCHMARKS.md."""
+    found = author_loop()
+    for name, seconds in found.items():
+        print(f"{name:30} {seconds:8.2f} s")
+    ratio = found["the loop"] / found["plain check, before the page"]
+    print(f"{'the loop / plain check':30} {ratio:8.2f}")
+    old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
+    before, _, after = old.partition(AUTHOR_HEADING)
+    rest = after[after.index("\n## ") :] if "\n## " in after else ""
+    text = before.rstrip("\n") + "\n\n" + author_section(found) + rest
+    RESULTS.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+    print(f"written to {RESULTS.relative_to(ROOT)}")
+    return 0
+
+
 def make_test_in_fresh_clone(ref: str = "HEAD") -> float:
     """`make test`'s wall time in a fresh clone of `ref`, as CI runs it on a clean checkout.
     The clone's .venv is this checkout's (a link: CI's install is not the suite, and is not
@@ -237,6 +313,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="skip the test suite and serve")
     parser.add_argument("--math", action="store_true", help="only the math figures")
+    parser.add_argument("--author", action="store_true", help="only a new author's loop")
     parser.add_argument(
         "--tests",
         nargs="?",
@@ -247,6 +324,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.math:
         return math_only()
+    if args.author:
+        return author_only()
     if args.tests is not None:
         before = make_test_in_fresh_clone(args.tests) if args.tests else None
         after = make_test_in_fresh_clone("HEAD")
@@ -288,6 +367,7 @@ def main(argv: list[str]) -> int:
         measured["make test"] = make_test_in_fresh_clone("HEAD")
     math = bench_math.measure()
     print(bench_math.table(math))
+    author = author_loop()
     for name, seconds in figures.items():
         print(f"{name:24} {seconds:8.3f} s")
     print(f"(largest child overhead: {worst})")
@@ -296,7 +376,13 @@ def main(argv: list[str]) -> int:
         if name in measured:
             value = measured[name]
             print(f"{name:24} {value:8.3f} {unit:2} <= {target:<6g} {unit:2} {value / target:6.2f}")
-    text = report(figures, measured, rows, count, jobs, worst) + "\n" + bench_math.section(math)
+    text = (
+        report(figures, measured, rows, count, jobs, worst)
+        + "\n"
+        + author_section(author)
+        + "\n"
+        + bench_math.section(math)
+    )
     RESULTS.write_text(text, encoding="utf-8")
     print(f"written to {RESULTS.relative_to(ROOT)} and {PLOT.relative_to(ROOT)}")
     return 0

@@ -23,7 +23,9 @@ def main(files: list[str], project: Project | None = None) -> int:
     if not chosen:
         print("no snippet touched: nothing to check")
         return 0
-    return cli.main(["--check", *(s.name for s in chosen)], project)
+    # A snippet not verified with the other torch yet is a note here, not a stop: the commit
+    # that records it comes before `make verify` writes verified/ (`make check` and CI fail).
+    return cli.main(["--check", "--unverified-ok", *(s.name for s in chosen)], project)
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ def pytest_cmdline_main(config):
 
 # Under pytest-xdist, the longest work starts first, so that no worker is left running a long
 # piece alone at the end (rank).
-LAYERS = ("unit", "integration", "site", "browser")  # README.md, "The tests, in layers"
+LAYERS = ("unit", "integration", "site", "browser")  # DESIGN.md, "The tests, in layers"
 # Fixtures that make a test one of the runner's processes: a test using one is integration.
 PROCESS_FIXTURES = {"sandbox"}
 

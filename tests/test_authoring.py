@@ -46,8 +46,13 @@ def test_the_example_page_names_real_sections_files_and_values():
         "docs/generated/authoring/descend.txt",
     ]
     source = (ROOT / "snippets/authoring/descend.py").read_text()
-    assert list(find_sections(source, "descend.py")) == ["setup", "descend"]
+    assert list(find_sections(source, "descend.py")) == ["setup", "descend", "claim-halves"]
     assert (ROOT / includes[2]).is_file()
+    # the example holds a claim section and the page's marker names it (issue 39)
+    from docpipe.pages import claims
+
+    (marker,) = claims.CLAIM.finditer(example)
+    assert (marker["snippet"], marker["section"]) == ("authoring/descend.py", "claim-halves")
     values = {m["name"] for m in pages.VALUE.finditer(example)}
     assert values == {"target", "lr", "steps", "final_w"} == set(settings.values)
     for figure in re.findall(r"\]\((generated/[^)#]+)", example):

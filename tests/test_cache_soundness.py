@@ -202,3 +202,52 @@ def test_a_data_file_read_without_open_keys_the_cache(sandbox):
     again = sandbox.regen()
     assert "regen: 1 run, 0 failed" in again.stdout, again.stdout
     assert sandbox.read("docs/generated/main.txt") == "[5, 6, 7, 8]\n"
+
+
+TWO_PAGES = """\
+# Sandbox
+
+```python title="snippets/{0}.py"
+--8<-- "snippets/{0}.py"
+```
+
+``` text title="python snippets/{0}.py"
+--8<-- "docs/generated/{0}.txt"
+```
+"""
+
+
+@pytest.mark.parametrize("where", ["snippets/table.csv", "snippets/data/deep/table.csv"])
+def test_a_data_file_added_is_an_input_the_cache_and_the_check_agree_on(sandbox, where):
+    """Issue 39: a CSV added under snippets/ changed every record's inputs under --check while
+    a plain regen answered from its cache. The one list of a run's inputs (run_inputs) now
+    makes the plain regen re-run what --check would report, and the check then agrees."""
+    from docpipe import catalog
+    from docpipe.project import Project
+    from docpipe.recorded import fingerprints
+
+    sandbox.write("snippets/first.py", 'print("first")\n')
+    sandbox.write("snippets/second.py", 'print("second")\n')
+    sandbox.write(
+        "docs/index.md", TWO_PAGES.format("first") + "\n" + TWO_PAGES.format("second")[11:]
+    )
+    assert sandbox.regen().returncode == 0
+    assert sandbox.regen("--check").returncode == 0
+    sandbox.commit()
+    sandbox.write(where, "x,y\n1,2\n")
+    cat = catalog.load(Project(sandbox.root))
+    for snippet in cat.snippets:  # what `mkdocs serve` and the pages say: changed since
+        since = fingerprints.since_recorded(snippet, cat.settings[snippet])
+        assert since.changed == [where], (snippet.name, since)
+    regen = sandbox.regen()
+    assert "regen: 2 run, 0 failed" in regen.stdout, regen.stdout + regen.stderr
+    for key in ("first", "second"):
+        assert where in json.loads(sandbox.read(f"docs/generated/{key}.json"))["inputs"], key
+    check = sandbox.regen("--check")
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "0 drifted" in check.stdout, check.stdout
+    # and the cache answers again (the regen right after the edit may have keyed the CSV as
+    # EDITED_DURING_RUN, written within RACY_NS of its start: one more run settles it)
+    sandbox.regen()
+    again = sandbox.regen()
+    assert "regen: 0 run" in again.stdout or "unchanged" in again.stdout, again.stdout

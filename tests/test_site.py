@@ -49,9 +49,11 @@ def test_an_output_a_normaliser_changed_says_so_beside_its_block(built):
                 for n in load(snippet).normalised
                 if part is None or BY_NAME[n].may_have_changed(part.text)  # a part of it
             ]
-        assert html.count('class="reader-note"') == len(wanted), page
+        name = SITE.rel(page)
+        shown = html.count('class="reader-note"')
+        assert shown == len(wanted), f"{name}: {shown} reader notes, its outputs need {wanted}"
         for note in wanted:
-            assert note in html
+            assert note in html, f"{name}: no reader note {note!r}"
         expected_notes += len(wanted)
     assert expected_notes >= 1  # by_hand/leaves.py prints a warning with its path
 
@@ -115,27 +117,56 @@ def _built_pages(site):
     }
 
 
-def test_every_formula_is_rendered_by_the_build_and_no_katex_script_is_published(built):
-    """Pages and notebook pages: each marked formula holds KaTeX's HTML and its MathML (for
-    screen readers), none is an error, and no page loads KaTeX's JavaScript (which the site
-    does not even publish)."""
+def formula_findings(site, project) -> list[str]:
+    """What is wrong with the math of a built site, one line naming the page each: a marked
+    formula KaTeX did not render, an error, HTML without its MathML (for screen readers), a
+    page that loads KaTeX's JavaScript, or a notebook that shows no formula while the page it
+    is built from holds some. A page without math has no formula to render: nothing applies."""
     import re
 
-    site, build = built
-    assert build.returncode == 0, build.stderr
+    from docpipe.pages import katex, notebooks
+
+    found = []
+    if (site / "assets" / "katex" / "katex.min.js").exists():
+        found.append("assets/katex/katex.min.js: published, though no page may load it")
     pages = _built_pages(site)
-    assert not (site / "assets" / "katex" / "katex.min.js").exists()
-    counted = {}
     for name, page in pages.items():
         marked = re.findall(r'<(?:span|div) class="arithmatex">(.{0,40})', page)
         unrendered = [m for m in marked if not m.startswith('<span><span class="katex')]
-        assert not unrendered, f"{name}: formulas left unrendered: {unrendered[:3]}"
-        assert "katex-error" not in page, name
-        assert page.count('class="katex"') == page.count('class="katex-mathml"'), name
-        assert not re.search(r"<script[^>]*katex|renderMathInElement", page, re.I), name
-        counted[name] = len(marked)
-    notebooks = {n: c for n, c in counted.items() if n.startswith("notebooks/")}
-    assert notebooks and all(notebooks.values()), notebooks  # notebooks' math is marked too
+        if unrendered:
+            found.append(f"{name}: formulas left unrendered: {unrendered[:3]}")
+        if "katex-error" in page:
+            found.append(f"{name}: holds a KaTeX error")
+        if page.count('class="katex"') != page.count('class="katex-mathml"'):
+            found.append(f"{name}: a rendered formula without its MathML")
+        if re.search(r"<script[^>]*katex|renderMathInElement", page, re.I):
+            found.append(f"{name}: loads KaTeX's JavaScript")
+    for source in notebooks.tutorial_pages(project):  # notebooks' math is marked too
+        notebook = notebooks.notebook_path(project, source)
+        built = notebook.relative_to(project.docs).with_suffix("").as_posix() + "/index.html"
+        has_math = katex.source_formulas(source.read_text(encoding="utf-8"))
+        if has_math and built in pages and "arithmatex" not in pages[built]:
+            found.append(
+                f"{built}: the notebook of {project.rel(source)} shows none of its"
+                f" {len(has_math)} formulas marked for KaTeX"
+            )
+    return found
+
+
+def test_every_formula_is_rendered_by_the_build_and_no_katex_script_is_published(built):
+    """Pages and notebook pages: each marked formula holds KaTeX's HTML and its MathML, none
+    is an error, no page loads KaTeX's JavaScript, and a notebook of a page with math shows it
+    marked (formula_findings)."""
+    from docpipe.pages import katex, notebooks
+
+    site, build = built
+    assert build.returncode == 0, build.stderr
+    findings = formula_findings(site, SITE)
+    assert not findings, "\n".join(findings)
+    # the property is exercised: some tutorial page of this site holds math
+    assert any(
+        katex.source_formulas(p.read_text(encoding="utf-8")) for p in notebooks.tutorial_pages(SITE)
+    ), "no tutorial page holds a formula: the notebooks' math goes unchecked"
 
 
 def search_index(built) -> list[dict]:
@@ -163,7 +194,10 @@ def test_the_search_index_holds_each_page_once_and_no_notebook_that_repeats_one(
         SITE.site.page_url(p.relative_to(SITE.docs).as_posix()).removeprefix(site_url)
         for p in reading.markdown_pages(SITE)
     }
-    assert len(pages) > 5 and indexed == pages, indexed ^ pages
+    assert len(pages) > 5, f"{len(pages)} pages found"
+    assert indexed == pages, "pages the search index holds apart from the site's: " + ", ".join(
+        sorted(indexed ^ pages)
+    )
     assert (SITE.notebooks / "autograd-backward.ipynb").is_file()  # one notebook left out
 
 

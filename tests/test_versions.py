@@ -241,9 +241,15 @@ def test_a_verification_goes_stale_when_its_snippet_or_recording_changes(monkeyp
     ] * 2
     result = check_with(monkeypatch, {s: replay(s) for s in OTHERS})
     assert result.unverified == {"9.9.9": OTHERS}
-    (report,) = verify.unverified_report(result.unverified, result.checked)
-    assert report.startswith(f"NOT VERIFIED with torch 9.9.9: {square.name}, {fit.name} (2 of 2")
-    assert report.endswith("python scripts/regen.py --verify 9.9.9")
+    reports = verify.unverified_report(result.unverified, result.checked)
+    assert [r.partition(": run make verify")[0] for r in reports] == [
+        f"NOT VERIFIED {square.name}: changed since verified with torch 9.9.9",
+        f"NOT VERIFIED {fit.name}: changed since verified with torch 9.9.9",
+    ]
+    # CI's `make verify-check` fails on them: so does the check, one line each, the fix named
+    assert all(", then commit " in r and r.endswith("torch-9.9.9.json") for r in reports), reports
+    assert cli.check(result) == 1
+    assert cli.check(result, unverified_ok=True) == 0
 
 
 def test_a_verification_records_the_exact_difference_and_the_claims_that_held(
@@ -377,7 +383,8 @@ def test_a_version_never_verified_is_said_so(monkeypatch, tmp_path):
     found = verify.unverified(OTHERS, catalog.load(PROJECT))
     assert found == {"9.9.9": OTHERS}
     (report,) = verify.unverified_report(found, len(OTHERS))
-    assert report.startswith("NOT VERIFIED with torch 9.9.9: every snippet (2 of 2: was never")
+    assert report.startswith("NOT VERIFIED with torch 9.9.9: every snippet (2 of 2): ")
+    assert "torch-9.9.9.json was never written: run make verify (" in report
     assert verify.command_line(PROJECT, ["not-a-version"], False, 1) == 2
 
 
@@ -401,3 +408,53 @@ def test_the_box_names_the_claim_a_verified_version_fails_and_its_line():
     assert reproduced._verdict({verify.SAME: ["a"], verify.FAILED: ["b fails x"]}) == (
         "same output, except: b fails x"
     )
+
+
+def test_a_snippet_new_since_the_verification_is_never_verified_and_fails_the_check(
+    monkeypatch, tmp_path, capsys
+):
+    """Issue 39: a new snippet passed `make check` with a note while CI's verify-check failed
+    on it. It is reported as what it is, with the command, and the check fails."""
+    from docpipe import verify
+
+    square, fit = OTHERS
+    verified_as(monkeypatch, tmp_path, {square: child_result(square)})  # fit: not in it
+    monkeypatch.setattr(verify, "venv_path", lambda project, v: tmp_path / "no-venv")
+    result = check_with(monkeypatch, {s: replay(s) for s in OTHERS})
+    assert result.unverified == {"9.9.9": [fit]}
+    assert cli.check(result) == 1
+    out = capsys.readouterr().out
+    (line,) = [x for x in out.splitlines() if x.startswith("NOT VERIFIED")]
+    assert line.startswith(f"NOT VERIFIED {fit.name}: never verified with torch 9.9.9: run make")
+    assert "installs torch 9.9.9 once, ~6 GB" in line, line
+    assert "1 not verified" in out, out
+    assert cli.check(result, unverified_ok=True) == 0
+    assert f"note NOT VERIFIED {fit.name}: never verified" in capsys.readouterr().out
+
+
+def test_a_failure_the_committed_verification_records_is_shown_as_recorded():
+    """Issue 39: verify printed FAILED for snippets whose failure under that torch is the
+    committed state; it says "recorded" for them, and FAILED only for a new failure."""
+    from docpipe import verify
+
+    failing = {
+        "verdict": "failed",
+        "error": "snippets/x.py:37: AssertionError: ",
+        "claims": {"claim-a": "failed"},
+        "recorded": "1" * 64,
+    }
+    fresh = {
+        "torch": "9.9.9",
+        "environment": {"torch": "9.9.9+cpu"},
+        "snippets": {"snippets/x.py": failing, "snippets/y.py": {**failing, "recorded": "2" * 64}},
+    }
+    committed = {"snippets": {"snippets/x.py": failing}}
+    lines = verify.summary(fresh, committed)
+    assert (
+        "  recorded: snippets/x.py fails under 9.9.9 at snippets/x.py:37,"
+        " as verified/torch-9.9.9.json says" in lines
+    ), lines
+    assert not any(line.startswith("  FAILED snippets/x.py") for line in lines), lines
+    assert "  FAILED snippets/y.py: snippets/x.py:37: AssertionError: " in lines, lines
+    # without a committed verification, every failure is new
+    assert "  FAILED snippets/x.py: snippets/x.py:37: AssertionError: " in verify.summary(fresh)

@@ -1,6 +1,6 @@
 """docpipe: the pipeline that runs the site's snippets and checks what the pages say.
 
-The layout shows the architecture (README.md, "Layout"):
+The layout shows the architecture (DESIGN.md, "The runner"):
 
     project.py, problems.py, catalog.py, sections.py   the core every side uses
     pages/      the page side: reading pages, values, claims, prose rules, notebooks, math

@@ -18,7 +18,7 @@ from pathlib import Path
 from docpipe.catalog import Catalog
 from docpipe.problems import RUN, Problem
 from docpipe.project import Project, Snippet
-from docpipe.recorded import cache, record, writing
+from docpipe.recorded import cache, fingerprints, record, writing
 from docpipe.recorded.drift import Drift
 from docpipe.run.machine import default_jobs
 
@@ -387,11 +387,12 @@ def _regen(snippets, cat, opts, force, cached, stats, taken, into, result) -> No
     selected = [s.key for s in snippets]
     digests = cache.Digests(project, cached.get("digests", {}))
     on_disk = project.generated_index()
+    data = fingerprints.data_files(project)  # every run's inputs hold them (run_inputs)
     outdated = [
         s
         for s in snippets
         if force
-        or not cache.fresh(cat.settings[s], runs.get(s.key), on_disk.get(s, set()), digests)
+        or not cache.fresh(cat.settings[s], runs.get(s.key), on_disk.get(s, set()), digests, data)
     ]
     result.unchanged, result.ran = len(snippets) - len(outdated), len(outdated)
     outcomes = run(outdated, cat, opts, "regen") if outdated else {}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -260,25 +261,67 @@ def verdicts(verification: dict) -> dict[str, tuple]:
 # ---- reading a committed verification --------------------------------------------------------
 
 
+INSTALL_SIZE = "~6 GB"  # a CPU build of torch 2.14.1 and the run dependencies, as installed
+
+
+def how_to_verify(project: Project, version: str) -> str:
+    """What to run to verify with `version`, and what that costs the first time."""
+    built = (venv_path(project, version) / "bin" / "python").exists()
+    cost = (
+        f"its venv {project.rel(venv_path(project, version))} is built"
+        if built
+        else f"installs torch {version} once, {INSTALL_SIZE}, into .cache/verify/"
+    )
+    return f"run make verify ({cost}), then commit {project.rel(result_path(project, version))}"
+
+
 def unverified_report(found: dict[str, list[Snippet]], total: int) -> list[str]:
+    """One line per snippet that CI's `make verify-check` fails on (its committed verification
+    does not cover it), saying what it is (never verified, changed since verified) and what
+    to run; one line for a version never verified at all."""
     out = []
     for version, stale in found.items():
-        never = load(stale[0].project, version) is None
-        what = "was never verified" if never else "changed since its verification"
-        if len(stale) == total and never:
-            names = "every snippet"
-        else:
-            names = ", ".join(s.name for s in stale)
-        out.append(
-            f"NOT VERIFIED with torch {version}: {names} ({len(stale)} of {total}: {what};"
-            f" the site says so). Re-verify: {command(version)}"
-        )
+        project = stale[0].project
+        verification = load(project, version)
+        fix = how_to_verify(project, version)
+        if verification is None:
+            names = "every snippet" if len(stale) == total else ", ".join(s.name for s in stale)
+            out.append(
+                f"NOT VERIFIED with torch {version}: {names} ({len(stale)} of {total}):"
+                f" {project.rel(result_path(project, version))} was never written: {fix}"
+            )
+            continue
+        entries = verification.get("snippets", {})
+        for snippet in stale:
+            what = "changed since verified" if snippet.name in entries else "never verified"
+            out.append(f"NOT VERIFIED {snippet.name}: {what} with torch {version}: {fix}")
     return out
 
 
-def summary(verification: dict) -> list[str]:
-    """What a verification found, as the command prints it."""
+def _location(error: str) -> str:
+    """Where a recorded failure happened (path:line), from its error line, or the line."""
+    where = error.partition(": ")[0]
+    return where if re.fullmatch(r"\S+:\d+", where) else error
+
+
+def recorded_as_before(entry: dict, before: dict | None) -> bool:
+    """Whether a fresh verification entry says what the committed one said (verdicts())."""
+    keys = ("verdict", "differences", "claims", "recorded")
+    return before is not None and all(entry.get(k) == before.get(k) for k in keys)
+
+
+def summary(verification: dict, committed: dict | None = None) -> list[str]:
+    """What a verification found, as the command prints it. A snippet that differs or fails
+    exactly as the committed verification (`committed`) records is one line saying so, not
+    a new FAILED or DIFFERS: the committed state under that torch, not a breakage."""
     entries = verification["snippets"]
+    version = verification["torch"]
+    before = (committed or {}).get("snippets", {})
+    known = {
+        n
+        for n, e in entries.items()
+        if e["verdict"] != SAME and recorded_as_before(e, before.get(n))
+    }
     by = {v: [n for n, e in entries.items() if e["verdict"] == v] for v in (SAME, DIFFERS, FAILED)}
     claims = [state for e in entries.values() for state in e.get("claims", {}).values()]
     out = [
@@ -288,7 +331,17 @@ def summary(verification: dict) -> list[str]:
     ]
     from docpipe.recorded.drift import changed_span, excerpt, with_marks
 
+    for name in sorted(known):
+        entry = entries[name]
+        what = (
+            f"fails under {version} at {_location(entry['error'])}"
+            if entry["verdict"] == FAILED
+            else f"differs under {version} in {len(entry['differences'])} files"
+        )
+        out.append(f"  recorded: {name} {what}, as verified/torch-{version}.json says")
     for name in by[DIFFERS]:
+        if name in known:
+            continue
         for d in entries[name]["differences"]:
             out.append(f"  DIFFERS {name}: {d['file']} {d['problem']}")
             for line, old, new in d["lines"][:5]:
@@ -296,7 +349,8 @@ def summary(verification: dict) -> list[str]:
                 out.append(f"    line {line}: {with_marks(excerpt(old, a))}")
                 out.append(f"    {' ' * len(f'line {line}')}  {with_marks(excerpt(new, b))}")
     for name in by[FAILED]:
-        out.append(f"  FAILED {name}: {entries[name]['error']}")
+        if name not in known:
+            out.append(f"  FAILED {name}: {entries[name]['error']}")
     return out
 
 
@@ -327,7 +381,7 @@ def command_line(project: Project, wanted: list[str], check: bool, jobs: int) ->
         except VerifyError as e:
             print(f"error: {e}", file=sys.stderr)
             return 1
-        for line in summary(verification):
+        for line in summary(verification, load(project, version)):
             print(line)
         print(f"  install {took['install']:.0f} s, run and compare {took['run']:.1f} s")
         path = result_path(project, version)

@@ -18,3 +18,13 @@ for step in range(1, 6):
     history.append(w.item())
     print(f"step {step}: w = {w.item():.4f}")
 # --8<-- [end:descend]
+
+# --8<-- [start:claim-halves]
+# From other starts too, one step leaves half the distance to the target.
+for start in (0.0, -4.0, 10.0):
+    v = torch.tensor(start, requires_grad=True)
+    ((v - target) ** 2).backward()
+    with torch.no_grad():
+        after = v - lr * v.grad
+    assert abs(after.item() - target) == abs(start - target) / 2
+# --8<-- [end:claim-halves]

@@ -28,6 +28,7 @@ from docpipe import PACKAGE
 from docpipe.catalog import Settings
 from docpipe.environment import identity
 from docpipe.project import ABSENT, Project
+from docpipe.recorded import fingerprints
 from docpipe.recorded.fingerprints import UNREADABLE, settings_digest
 
 RUNNER_CODE = PACKAGE  # the runner's own code, keyed as a whole (run/execute.py skips it)
@@ -168,7 +169,7 @@ def made_from(settings: Settings, inputs: dict[str, str]) -> str:
     return h.hexdigest()
 
 
-def on_disk(inputs: dict[str, str], digests: Digests) -> dict[str, str]:
+def on_disk(inputs, digests: Digests) -> dict[str, str]:
     """The same inputs, digested as they are on disk now."""
     return {relative: digests.at(relative) for relative in inputs}
 
@@ -297,12 +298,20 @@ def entry(
 
 
 def fresh(
-    settings: Settings, cached: dict | None, on_disk_files: set[Path], digests: Digests
+    settings: Settings,
+    cached: dict | None,
+    on_disk_files: set[Path],
+    digests: Digests,
+    data: list[str] | None = None,
 ) -> bool:
-    """True when re-running would change nothing: same key, and files on disk as written."""
+    """True when re-running would change nothing: same key over the run's inputs now (its
+    recorded ones and every data file now: fingerprints.run_inputs, as a run under --check
+    records them), and files on disk as written. `data`: fingerprints.data_files()."""
     if not cached or "inputs" not in cached:
         return False
-    if made_from(settings, on_disk(cached["inputs"], digests)) != cached["made_from"]:
+    data = fingerprints.data_files(digests.project) if data is None else data
+    names = fingerprints.run_inputs(cached["inputs"], data)
+    if made_from(settings, on_disk(names, digests)) != cached["made_from"]:
         return False
     if {digests.project.rel(p) for p in on_disk_files} != set(cached["files"]):
         return False

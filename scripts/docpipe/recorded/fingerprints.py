@@ -6,23 +6,74 @@ files under snippets/ and scripts/figures/ it read, plus a digest of its setting
 snippets.toml. Comparing them with the files on disk tells, without running anything or
 importing torch, that a page shows outputs of code that has changed since (docpipe.live).
 
+Which files are a run's inputs is decided here once, for the runner, the regen cache, the check
+and `mkdocs serve` alike: the files the run was seen to read, and every data file under
+snippets/ and scripts/figures/ (data_files), read or not. An audit hook sees open(), but not a
+file a C extension opens itself (torch.from_file, a mmap'ed tensor file), so no run can tell
+soundly which data files it did not read: a data file added or removed changes the inputs of
+every snippet, and a plain regen re-runs them all (run_inputs), as the check would report.
+
 Unlike the regen cache key, they leave out package versions, the runner's own code and pages a
 snippet reads: they answer "did the author change this snippet?", which a stale page must say.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from docpipe.catalog import Settings
-from docpipe.project import ABSENT, Snippet
+from docpipe.project import ABSENT, Project, Snippet
 
 SETTINGS = "snippets/snippets.toml"  # the name its settings are recorded under
 AUTHORED = ("snippets/", "scripts/figures/")  # where the files an author edits live
 UNREADABLE = "unreadable"  # the fingerprint of an input that exists but cannot be read
+
+
+def data_folders(project: Project) -> list[Path]:
+    """The snippets and their data (not the settings beside them) and the figure code."""
+    inside = [project.figure_code]
+    with contextlib.suppress(OSError), os.scandir(project.snippets) as entries:
+        inside += [
+            Path(e.path)
+            for e in entries
+            if not e.name.startswith(".") and (e.is_dir() or not e.name.endswith(".toml"))
+        ]
+    return inside
+
+
+def data_files(project: Project) -> list[str]:
+    """Every data file a run could read without an audit hook seeing it (relative paths): the
+    files of data_folders() but code (.py, .pyc) and tools' files (bytecode, hidden folders or
+    files, such as .ruff_cache, which differ from one machine to the next)."""
+    root = project.root
+    found = set()
+    for top in data_folders(project):
+        if top.is_file():
+            paths = [top]
+        else:
+            paths = [p for p in top.rglob("*") if p.is_file() and not _tool_file(p, top)]
+        found.update(
+            p.relative_to(root).as_posix() for p in paths if p.suffix not in {".py", ".pyc"}
+        )
+    return sorted(found)
+
+
+def _tool_file(path: Path, top: Path) -> bool:
+    parts = path.relative_to(top).parts
+    return "__pycache__" in parts or any(part.startswith(".") for part in parts)
+
+
+def run_inputs(recorded: dict[str, str] | list[str], data: list[str]) -> list[str]:
+    """The names of a run's inputs now: the ones it recorded, and every data file there is now
+    (`data`, data_files()): a data file added since the run is one it would read. The regen
+    cache (cache.fresh), the pages' staleness (current) and the verifications (verified.status)
+    all compare these, as a run under --check records them."""
+    return sorted({*recorded, *data})
 
 
 def file_digest(path: Path) -> str:
@@ -48,15 +99,19 @@ def inputs(settings: Settings, fingerprints: dict[str, str]) -> dict[str, str]:
     return found
 
 
-def current(snippet: Snippet, settings: Settings, recorded: dict | None) -> dict[str, str]:
-    """The fingerprints now of the recorded inputs (of the snippet, its figure code and
-    settings when nothing is recorded)."""
+def current(
+    snippet: Snippet, settings: Settings, recorded: dict | None, data: list[str] | None = None
+) -> dict[str, str]:
+    """The fingerprints now of the recorded inputs and of every data file now (run_inputs; of
+    the snippet, its figure code and settings when nothing is recorded). `data`: data_files(),
+    when the caller has it."""
     project = snippet.project
-    names = (
-        recorded
-        if recorded is not None
-        else [project.rel(snippet.source), project.rel(snippet.figure_code)]
-    )
+    if recorded is None:
+        names = [project.rel(snippet.source), project.rel(snippet.figure_code)]
+    elif not recorded:  # recorded before records named their inputs
+        names = []
+    else:
+        names = run_inputs(recorded, data_files(project) if data is None else data)
     now = {n: file_digest(project.root / n) for n in names if n != SETTINGS}
     now[SETTINGS] = settings_digest(settings)
     return now

@@ -84,7 +84,7 @@ def versions(project: Project) -> tuple[str, ...]:
     return pinned.verify if pinned else ()
 
 
-def status(snippet: Snippet, version: str, settings=None) -> Status:
+def status(snippet: Snippet, version: str, settings=None, data=None) -> Status:
     """Whether the committed verification of `version` still holds for the snippet: it does
     unless the snippet, its inputs or its recording changed since it was verified."""
     from docpipe.recorded import fingerprints
@@ -94,7 +94,7 @@ def status(snippet: Snippet, version: str, settings=None) -> Status:
     if not entry or entry.get("recorded") != recorded_digest(snippet):
         return Status(version, STALE)
     if settings is not None and entry.get("inputs"):
-        now = fingerprints.current(snippet, settings, entry["inputs"])
+        now = fingerprints.current(snippet, settings, entry["inputs"], data)
         if fingerprints.changed(entry["inputs"], now):
             return Status(version, STALE)
     return Status(version, entry["verdict"], entry)
@@ -102,9 +102,14 @@ def status(snippet: Snippet, version: str, settings=None) -> Status:
 
 def unverified(snippets: list[Snippet], cat) -> dict[str, list[Snippet]]:
     """For each verified version, the snippets its committed verification no longer covers."""
+    from docpipe.recorded.fingerprints import data_files
+
     found = {}
+    data = data_files(cat.project)
     for version in versions(cat.project):
-        outdated = [s for s in snippets if status(s, version, cat.settings[s]).verdict == STALE]
+        outdated = [
+            s for s in snippets if status(s, version, cat.settings[s], data).verdict == STALE
+        ]
         if outdated:
             found[version] = outdated
     return found

@@ -47,6 +47,7 @@ except ImportError:  # Windows
 from docpipe import PACKAGE
 from docpipe.catalog import DEFAULT_MEMORY
 from docpipe.project import ABSENT, Project, Snippet
+from docpipe.recorded import fingerprints
 
 # The fixed environment of every run. None of it changes a result; it makes runs repeatable.
 RUN_ENV = {
@@ -173,25 +174,13 @@ def _write_result(path: Path, data: bytes) -> None:
         _os_close(fd)
 
 
-def _data_folders(project: Project) -> list[Path]:
-    """The snippets and their data (not the settings beside them) and the figure code."""
-    inside = [project.figure_code]
-    with contextlib.suppress(OSError), os.scandir(project.snippets) as entries:
-        inside += [
-            Path(e.path)
-            for e in entries
-            if not e.name.startswith(".") and (e.is_dir() or not e.name.endswith(".toml"))
-        ]
-    return inside
-
-
 def readable_inside(project: Project) -> list[Path]:
-    """What of the repository a sealed run may read: _data_folders(), the runner itself, the
-    site settings (mkdocs.yml and the scripts), the pages and the recorded runs beside them (a
-    snippet about the runner reads them, as the authoring page's run of the page rules reads
-    descend.py's recorded values: an audited read, so an input its cache entry is keyed on;
-    never the notebooks), and an environment kept in
-    the repository (a .venv). Everything outside it stays readable."""
+    """What of the repository a sealed run may read: fingerprints.data_folders(), the runner
+    itself, the site settings (mkdocs.yml and the scripts), the pages and the recorded runs
+    beside them (a snippet about the runner reads them, as the authoring page's run of the
+    page rules reads descend.py's recorded values: an audited read, so an input its cache
+    entry is keyed on; never the notebooks), and an environment kept in the repository (a
+    .venv). Everything outside it stays readable."""
     prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     pages = []
     with contextlib.suppress(OSError), os.scandir(project.docs) as entries:
@@ -199,7 +188,8 @@ def readable_inside(project: Project) -> list[Path]:
     # The site settings and the scripts MkDocs' loader reads with them (the hooks): a snippet
     # about the pages reads them through Project.site, an audited read like the pages.
     site = [project.config_file, project.root / "scripts"]
-    return [*_data_folders(project), PACKAGE, *site, *pages, *map(Path, sorted(prefixes))]
+    data = fingerprints.data_folders(project)
+    return [*data, PACKAGE, *site, *pages, *map(Path, sorted(prefixes))]
 
 
 @functools.cache
@@ -496,25 +486,9 @@ def _refused_writes(project: Project, stream, end: int) -> list[str]:
 
 
 def _unseen_reads(snippet: Snippet, inputs: dict[str, str]) -> list[str]:
-    """Result.reads: the data files a run could read that no audit hook sees it read."""
-    found = set()
-    root = snippet.project.root
-    for top in _data_folders(snippet.project):
-        if top.is_file():
-            paths = [top]
-        else:
-            paths = [p for p in top.rglob("*") if p.is_file() and not _tool_file(p, top)]
-        found.update(
-            p.relative_to(root).as_posix() for p in paths if p.suffix not in {".py", ".pyc"}
-        )
-    return sorted(found - set(inputs))
-
-
-def _tool_file(path: Path, top: Path) -> bool:
-    """A file no snippet's data is: bytecode, or anything in a hidden folder or file (a tool's
-    cache such as .ruff_cache, which differs from one machine to the next)."""
-    parts = path.relative_to(top).parts
-    return "__pycache__" in parts or any(part.startswith(".") for part in parts)
+    """Result.reads: the data files a run could read that no audit hook sees it read (every
+    one, fingerprints.data_files: the same list the regen cache and the check key on)."""
+    return sorted(set(fingerprints.data_files(snippet.project)) - set(inputs))
 
 
 def _figures(snippet: Snippet, namespace: dict) -> dict[str, str]:
