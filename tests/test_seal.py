@@ -300,6 +300,17 @@ def test_runs_start_only_while_their_memory_limits_fit_in_the_machine():
     assert pool._fits([(small, 1.0)], {"a": (None, small, 0.0, 1.0)})
 
 
+def test_in_a_fresh_interpreter_a_snippet_starts_processes_as_on_a_readers_machine(tmp_path):
+    # --no-fork (and the audit's second run): the run's process is a spawned one, never a
+    # daemonic process, which multiprocessing forbids to have children
+    box = make_sandbox(tmp_path)
+    box.write("snippets/processes.py", PROCESSES)
+    box.write("docs/index.md", PAGE.format(name="processes"))
+    run = box.regen("--no-fork")
+    assert run.returncode == 0, run.stderr
+    assert "forkserver pool: [0, 1, 4, 9]" in box.read("docs/generated/processes.txt")
+
+
 def test_a_fresh_interpreter_imports_matplotlib_as_a_reader_does(tmp_path):
     # In the run's read-only mounts, matplotlib's import tests its configuration folder for
     # writing; it must find it as on a reader's machine, or it warns into the output.

@@ -67,7 +67,7 @@ def enclosed_main(job: Job) -> int:
     """Entry point of the child the zygote forks: child_main(job) in a PID namespace of its
     own (docpipe.run.namespaces.enclose), so that nothing the run starts outlives it; the exit
     code to leave with (negative: the signal that killed the run)."""
-    if os.environ.get(NO_LANDLOCK):  # as on a kernel without Landlock: namespaces left out
+    if not _namespaced():
         child_main(job)
         return 0
     try:
@@ -76,6 +76,27 @@ def enclosed_main(job: Job) -> int:
     except OSError as e:  # the run fails, naming its snippet (child_main)
         child_main(job, f"a PID namespace ({e})")
         return 0
+
+
+def spawned_main(job: Job) -> None:
+    """Entry point of a spawned child (no zygote: pool._run_spawned): enclosed_main(job), left
+    with its exit status or killed by the signal that killed the run."""
+    with contextlib.suppress(OSError, AttributeError):  # no process groups on Windows
+        os.setpgid(0, 0)  # a group of its own: the terminal's Ctrl-C is regen's to handle
+    code = enclosed_main(job)
+    if code < 0:
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL's cannot be set
+            signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    sys.stdout.flush()
+    os._exit(code)
+
+
+def _namespaced() -> bool:
+    """Whether runs get namespaces (docpipe.run.namespaces): on Linux, unless NO_LANDLOCK asks
+    for a run as on a kernel without Landlock (the tripwire's case). Elsewhere there are none,
+    and the tripwire compares the repository before and after each run."""
+    return sys.platform == "linux" and not os.environ.get(NO_LANDLOCK)
 
 
 def _enclosed(job: Job) -> int:
@@ -104,7 +125,7 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
     _limit_threads(job.threads)
     reseed()
     # NO_LANDLOCK runs as on a kernel without it: the tripwire's case, namespaces left out too
-    unisolated = "" if os.environ.get(NO_LANDLOCK) else not_enclosed or _isolate(project, workdir)
+    unisolated = not_enclosed or _isolate(project, workdir) if _namespaced() else ""
     result.sealed = _seal(project, workdir, not unisolated)
     # Warning filters stay as the zygote has them: CPython's defaults plus what torch and numpy
     # add when they are imported, as in a reader's process.

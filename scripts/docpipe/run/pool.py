@@ -318,7 +318,8 @@ def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, O
                 job, timeout = pending.pop(0)
                 key = job.key
                 job.workdir = _workdir()
-                process = context.Process(target=execute.child_main, args=(job,), daemon=True)
+                # not daemonic: a snippet's own processes (multiprocessing) start as on a reader's
+                process = context.Process(target=execute.spawned_main, args=(job,))
                 on_start(key)
                 started = time.monotonic()
                 seed = {} if hash_seed is None else {"PYTHONHASHSEED": hash_seed}
@@ -338,7 +339,8 @@ def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, O
                 on_done(outcome)
             for sentinel, (process, job, started, deadline) in list(running.items()):
                 if time.monotonic() >= deadline:
-                    left = _group(process.pid)  # what it started (its process group)
+                    # what it started: in its PID namespace, or its process group
+                    left = _snippet_processes(process.pid) or execute.describe(_group(process.pid))
                     with contextlib.suppress(OSError, AttributeError):  # none on Windows
                         os.killpg(process.pid, signal.SIGKILL)
                     process.kill()
@@ -346,7 +348,7 @@ def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, O
                     del running[sentinel]
                     timeout = deadline - started
                     why = f"timed out after {timeout:g} s"
-                    outcome = _collect(job, None, timeout, why, execute.describe(left))
+                    outcome = _collect(job, None, timeout, why, left)
                     outcomes[job.key] = outcome
                     on_done(outcome)
     finally:
