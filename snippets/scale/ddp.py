@@ -57,6 +57,7 @@ def worker(rank, world, meeting, results):
     (loss_on(ddp, *second) / 2).backward()  # this one is all-reduced
     synced = gradient_of(model).tolist(), calls[0]
     results.put((rank, after_backward, local, synced))
+    del ddp  # free DDP before the group it uses (the other order can hang)
     dist.destroy_process_group()
 
 
