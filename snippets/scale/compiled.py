@@ -71,6 +71,15 @@ graph_outputs = [n for n in graphs["forward"].graph.nodes if n.op == "output"][
 assert len(graph_outputs) == 3
 assert graph_outputs[1].name == "primals_1"  # x, the first input
 assert graph_outputs[2].args[0].target is torch.ops.aten.tanh.default
+# the backward graph's inputs: the two kept tensors, and the incoming gradient
+graph_inputs = [
+    n.name for n in graphs["backward"].graph.nodes if n.op == "placeholder"
+]
+assert graph_inputs == [
+    graph_outputs[1].name,
+    graph_outputs[2].name,
+    "tangents_1",
+]
 # backward: tanh_backward, then mul (beside expand and detach)
 graph_bw = [
     o for o in graph_ops(graphs["backward"]) if o in ("tanh_backward", "mul")
