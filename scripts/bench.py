@@ -95,6 +95,8 @@ def compute_seconds() -> tuple[float, int, float, str]:
             f"duration {own:6.2f} s  (snippets.toml: {cat.settings[snippet].duration:g})"
             f"  child {o.seconds:6.2f} s  {snippet.name}"
         )
+    for page, (seconds, count) in page_seconds(outcomes).items():
+        print(f"page {seconds:6.2f} s  ({count} snippets)  {page}")
     total = sum(o.result.run_seconds + o.result.figure_seconds for o in outcomes.values())
     extra = {
         s.name: o.seconds - o.result.run_seconds - o.result.figure_seconds
@@ -102,6 +104,20 @@ def compute_seconds() -> tuple[float, int, float, str]:
     }
     worst = max(extra, key=extra.get)
     return total, len(outcomes), extra[worst], worst
+
+
+def page_seconds(outcomes) -> dict[str, tuple[float, int]]:
+    """Per page, the seconds of the snippets it shows (run + figures) and how many they are;
+    a snippet shown on two pages counts for each."""
+    from docpipe.pages.reading import pages_using
+
+    pages: dict[str, tuple[float, int]] = {}
+    for snippet, o in outcomes.items():
+        own = o.result.run_seconds + o.result.figure_seconds
+        for page in pages_using(snippet):
+            seconds, count = pages.get(page, (0.0, 0))
+            pages[page] = (seconds + own, count + 1)
+    return dict(sorted(pages.items()))
 
 
 def verification_seconds() -> tuple[str, float, float]:

@@ -362,3 +362,26 @@ def test_regen_refuses_a_claim_whose_text_cannot_fail_before_it_runs(tmp_path):
         " assert cannot fail: its test is a constant"
     ) in run.stderr
     assert not (box.root / "docs" / "generated").exists()  # nothing ran, nothing recorded
+
+
+@pytest.mark.unit
+def test_watching_a_claim_reads_no_attribute_of_what_the_modules_hold():
+    """Watch.before lists each module's functions before a claim section runs; it must not run
+    code of the values it looks at (an attribute access can warn into the claim's output, as
+    torch.distributed.reduce_op does, or fail)."""
+    import types
+
+    from docpipe.run import ledger
+
+    class Touchy:
+        def __getattribute__(self, name):
+            raise AssertionError(f"read .{name}")
+
+    module = types.ModuleType("touchy_module")
+    module.touchy = Touchy()
+    module.function = len
+    watch = ledger.Watch()
+    watch.before({"touchy_module": module, "touchy": Touchy()}, claim=True)
+    assert watch.modules[module] == {"function": len}
+    assert ledger._replaceable(module) and ledger._replaceable(len)
+    assert not ledger._replaceable(Touchy())

@@ -1,0 +1,33 @@
+"""What snippets/scale/ddp.py recorded: each rank's gradient beside one process's."""
+
+import matplotlib.pyplot as plt
+
+from docpipe.run.figures import ink
+
+
+def gradients(ns):
+    whole, reports = ns["whole"].tolist(), ns["reports"]
+    names = ["weight 1", "weight 2", "weight 3", "bias"]
+    series = [("one process, whole batch", whole, "C0")] + [
+        (f"rank {rank}, half batch", grad, f"C{rank + 1}") for rank, (grad, _), _, _ in reports
+    ]
+    fig, ax = plt.subplots(figsize=(6.4, 2.8), layout="constrained")
+    width = 0.8 / len(series)
+    for i, (label, values, color) in enumerate(series):
+        ax.bar(
+            [j + (i - 1) * width for j in range(len(names))],
+            values,
+            width=width,
+            color=color,
+            label=label,
+        )
+    ax.axhline(0, color=ink("muted"), lw=0.8)
+    ax.set_xticks(range(len(names)), names)
+    ax.set_ylabel("gradient entry")
+    ax.grid(axis="y", color=ink("grid"), lw=0.6)
+    ax.set_axisbelow(True)
+    fig.legend(loc="outside lower center", ncol=len(series), fontsize=9, frameon=False)
+    return fig
+
+
+FIGURES = {"gradients": gradients}

@@ -1,0 +1,108 @@
+# Two processes train one model with DistributedDataParallel (gloo, CPU).
+# --8<-- [start:setup]
+import tempfile
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+from torch.nn.parallel import DistributedDataParallel
+
+torch.manual_seed(0)  # the same data and starting weights on every run
+inputs = torch.randn(16, 3)
+targets = inputs @ torch.tensor([1.5, -2.0, 0.5]) + 0.3 * torch.randn(16)
+start = torch.nn.Linear(3, 1).state_dict()  # both processes start here
+
+
+def gradient_of(model):
+    return torch.cat([p.grad.flatten() for p in model.parameters()])
+
+
+def loss_on(model, x, y):
+    return torch.nn.functional.mse_loss(model(x).squeeze(1), y)
+
+
+one = torch.nn.Linear(3, 1)  # one process, the whole batch
+one.load_state_dict(start)
+loss_on(one, inputs, targets).backward()
+whole = gradient_of(one)
+# --8<-- [end:setup]
+
+
+# --8<-- [start:worker]
+def worker(rank, world, meeting, results):
+    """One process: its half of the batch, its copy of the model."""
+    dist.init_process_group(  # wait until all `world` processes have come
+        "gloo", init_method=f"file://{meeting}", rank=rank, world_size=world
+    )
+    model = torch.nn.Linear(3, 1)
+    model.load_state_dict(start)
+    ddp = DistributedDataParallel(model)
+    calls = [0]
+
+    def counting_hook(state, bucket):  # DDP calls it once per bucket
+        calls[0] += 1
+        return default_hooks.allreduce_hook(state, bucket)  # the average
+
+    ddp.register_comm_hook(None, counting_hook)
+    half = inputs.chunk(world)[rank], targets.chunk(world)[rank]
+    loss_on(ddp, *half).backward()  # the hook runs during this backward
+    after_backward = gradient_of(model).tolist(), calls[0]
+
+    ddp.zero_grad()
+    (first, second) = zip(half[0].chunk(2), half[1].chunk(2), strict=True)
+    with ddp.no_sync():  # accumulate without talking to the other process
+        (loss_on(ddp, *first) / 2).backward()
+    local = gradient_of(model).tolist(), calls[0]
+    (loss_on(ddp, *second) / 2).backward()  # this one is all-reduced
+    synced = gradient_of(model).tolist(), calls[0]
+    results.put((rank, after_backward, local, synced))
+    del ddp  # free DDP before the group it uses (the other order can hang)
+    dist.destroy_process_group()
+
+
+# --8<-- [end:worker]
+
+# --8<-- [start:launch]
+if __name__ == "__main__":
+    world = 2  # processes
+    results = mp.get_context("fork").SimpleQueue()  # what each child sends
+    with tempfile.TemporaryDirectory() as folder:
+        meeting = f"{folder}/rendezvous"  # a file both processes open
+        # start the processes, each running worker(rank, world, meeting,
+        # results), and wait until all have ended (an error in one ends all)
+        mp.start_processes(
+            worker,
+            args=(world, meeting, results),
+            nprocs=world,
+            start_method="fork",  # the children start as copies of this
+        )
+    reports = sorted(results.get() for _ in range(world))  # in rank order
+    print("one process, whole batch:", whole)
+    for rank, (grad, calls), _, _ in reports:
+        print(f"rank {rank}, half batch:   ", torch.tensor(grad), end="")
+        print(f"  all-reduce calls: {calls}")
+    print("under no_sync, then one more backward outside it:")
+    for rank, _, (local, calls_local), (synced, calls_synced) in reports:
+        print(f"rank {rank}: local {torch.tensor(local)} calls {calls_local}")
+        print(f"        synced {torch.tensor(synced)} calls {calls_synced}")
+# --8<-- [end:launch]
+
+# --8<-- [start:claim-ddp]
+if __name__ == "__main__":
+    ddp_grads = [torch.tensor(r[1][0]) for r in reports]
+    # both ranks hold the same gradient, the whole batch's up to rounding
+    assert torch.equal(ddp_grads[0], ddp_grads[1])
+    assert torch.allclose(ddp_grads[0], whole, rtol=0, atol=1e-6)
+    # one bucket for this small model: the hook ran once per backward
+    assert [r[1][1] for r in reports] == [1, 1]
+    # no_sync: no call, the gradients differ; the next backward: synced
+    ddp_local = [torch.tensor(r[2][0]) for r in reports]
+    assert not torch.allclose(ddp_local[0], ddp_local[1])
+    assert [r[2][1] for r in reports] == [1, 1]
+    assert [r[3][1] for r in reports] == [2, 2]
+    for ddp_r in reports:
+        assert torch.allclose(torch.tensor(ddp_r[3][0]), whole, atol=1e-6)
+    # start_processes returned: no process the snippet started is running
+    assert mp.active_children() == []
+# --8<-- [end:claim-ddp]
