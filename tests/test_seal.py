@@ -28,7 +28,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("seal")]
 DOORS = """
 import ctypes
 import errno
+import fcntl
 import os
+import pty
 import signal
 import socket
 import stat
@@ -91,6 +93,28 @@ with socket.socket() as server:  # a server of its own, on its own loopback
     server.bind(("127.0.0.1", 0))
     server.listen()
     tried("its own TCP server", lambda: connect(socket.AF_INET, server.getsockname()))
+
+
+def made(result):
+    if result < 0:
+        raise OSError(ctypes.get_errno(), "refused")
+
+
+def status(field):
+    with open("/proc/self/status") as f:
+        return next(line.split()[1] for line in f if line.startswith(field + ":"))
+
+
+print("capabilities: effective", status("CapEff"), "bounding", status("CapBnd"))
+tried("a pseudo-terminal of its own", lambda: [os.close(fd) for fd in pty.openpty()])
+tried("a terminal of the machine", lambda: os.open(MACHINE_TERMINAL, os.O_RDONLY | os.O_NOCTTY))
+tried("the hostname", lambda: called(libc.sethostname(b"elsewhere", 9)))
+tried("open_tree of /", lambda: made(libc.syscall(428, -100, b"/", 1 | 0x8000)))
+tried("io_uring", lambda: made(libc.syscall(425, 1, None)))
+tried("a key in a keyring", lambda: made(libc.syscall(248, b"user", b"k", b"v", 1, -4)))
+LOOP_CTL_ADD = 0x4C80
+loop = os.open("/dev/loop-control", os.O_RDONLY)
+tried("a loop device", lambda: fcntl.ioctl(loop, LOOP_CTL_ADD, 77))
 seen = len(os.listdir("/dev/shm")) - os.path.exists("/dev/shm/mine")
 print("job folders seen in /dev/shm:", seen)
 print("processes in its /proc:", sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))
@@ -150,6 +174,7 @@ def sealed(tmp_path_factory):
     abstract.bind(b"\0" + name.encode())
     abstract.listen()
     machine = subprocess.Popen(["sleep", "300"])
+    _, terminal = os.openpty()  # a terminal of the machine's, which no run may read
     # pathname UNIX sockets of the machine: in the temporary folder and in /run
     unix = []
     for where, folder in (("/tmp", tmp_path_factory.mktemp("sockets")), ("/run", Path("/run"))):
@@ -171,7 +196,7 @@ def sealed(tmp_path_factory):
         f"MACHINE_PID = {machine.pid}\nPORT = {server.getsockname()[1]}\n"
         f"ABSTRACT = b'\\0{name}'\nOUTSIDE = {str(box.outside)!r}\n"
         f"UNIX_PATHS = {[(where, str(path)) for where, path, _ in unix]!r}\n"
-        f"CONFIG = {str(box.config)!r}\n"
+        f"CONFIG = {str(box.config)!r}\nMACHINE_TERMINAL = {os.ttyname(terminal)!r}\n"
     )
     box.write("snippets/doors.py", constants + DOORS)
     box.write("snippets/processes.py", PROCESSES)
@@ -244,6 +269,18 @@ def test_no_file_outside_the_job_folder_changes_its_metadata(sealed):
     assert sealed.config_stat.st_mtime == 1_000_000_000
     source = sealed.root / "snippets" / "doors.py"
     assert source.stat().st_mode & 0o7777 == 0o644 and source.stat().st_mtime > 0
+
+
+def test_no_capability_is_left_to_a_snippet(sealed):
+    doors = recorded(sealed, "doors")
+    assert "capabilities: effective 0000000000000000 bounding 0000000000000000" in doors
+    assert "a pseudo-terminal of its own done" in doors  # pty works as on a reader's machine
+    assert any(line.startswith("a terminal of the machine refused: E") for line in doors)
+    assert "the hostname refused: EPERM" in doors
+    assert "open_tree of / refused: EPERM" in doors  # no mount, old API or new
+    assert "io_uring refused: ENOSYS" in doors  # no socket made round the family filter
+    assert "a key in a keyring refused: ENOSYS" in doors
+    assert any(line.startswith("a loop device refused: E") for line in doors)
 
 
 def test_no_other_job_folder_is_seen(sealed):
@@ -457,3 +494,40 @@ def test_a_stopped_zygote_is_taken_for_dead_at_the_deadline(tmp_path):
             os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(regen.pid, signal.SIGKILL)
+
+
+BOMB = """
+import os
+import signal
+
+children = []
+try:
+    while len(children) < 10000:
+        child = os.fork()
+        if child == 0:
+            signal.pause()
+            os._exit(0)
+        children.append(child)
+except OSError as e:
+    print("fork refused:", e.strerror)
+for child in children:
+    os.kill(child, signal.SIGKILL)
+    os.waitpid(child, 0)
+print("processes it could start:", len(children))
+"""
+
+
+def test_a_fork_bomb_stops_at_the_runs_process_limit(tmp_path):
+    from docpipe.run import cgroups
+
+    if cgroups.parent("pids") is None and not os.environ.get("CI"):
+        pytest.skip("no pids control group can be made here (needs root and cgroups)")
+    box = make_sandbox(tmp_path)
+    box.write("snippets/bomb.py", BOMB)
+    box.write("docs/index.md", PAGE.format(name="bomb"))
+    run = box.regen("snippets/bomb.py")
+    assert run.returncode == 0, run.stderr
+    shown = box.read("docs/generated/bomb.txt").splitlines()
+    assert shown[0] == "fork refused: Resource temporarily unavailable"
+    started = int(shown[1].rsplit(" ", 1)[1])
+    assert 0 < started < cgroups.PIDS_MAX  # the run's own processes and threads count too

@@ -1,4 +1,5 @@
-"""A memory limit for a run's whole process tree: a control group of its own.
+"""A memory limit for a run's whole process tree, and a limit on its processes: control
+groups of its own.
 
 RLIMIT_DATA (docpipe.run.execute._cap_memory) limits each process of a run; a run that starts
 several (multiprocessing, DataLoader workers) could still hold their sum. The run's init
@@ -33,11 +34,12 @@ def _own(hierarchy: str) -> str | None:
     return None
 
 
-def parent() -> tuple[Path, str] | None:
-    """The group a run's group is made in, and its kind ("v1", "v2"), or None."""
-    v1 = _own("memory")
-    if v1 is not None and (CGROUPS / "memory").is_dir():
-        folder = CGROUPS / "memory" / v1.lstrip("/")
+def parent(controller: str = "memory") -> tuple[Path, str] | None:
+    """The group a run's group is made in for a controller ("memory", "pids"), and its kind
+    ("v1", "v2"), or None."""
+    v1 = _own(controller)
+    if v1 is not None and (CGROUPS / controller).is_dir():
+        folder = CGROUPS / controller / v1.lstrip("/")
         if os.access(folder, os.W_OK):
             return folder, "v1"
     v2 = _own("")
@@ -45,38 +47,48 @@ def parent() -> tuple[Path, str] | None:
         folder = CGROUPS / v2.lstrip("/")
         with contextlib.suppress(OSError):
             enabled = (folder / "cgroup.subtree_control").read_text().split()
-            if "memory" in enabled and os.access(folder, os.W_OK):
+            if controller in enabled and os.access(folder, os.W_OK):
                 return folder, "v2"
     return None
 
 
-class Group:
-    """The memory group of one run."""
+PIDS_MAX = 2048  # processes and threads of one run: a fork bomb stops there
 
-    def __init__(self, folder: Path, kind: str) -> None:
-        self.folder, self.kind = folder, kind
+
+class Group:
+    """The control groups of one run: memory (and pids, where the kernel offers them)."""
+
+    def __init__(self, folder: Path, kind: str, others: list[Path] = ()) -> None:
+        self.folder, self.kind, self.others = folder, kind, list(others)
 
     @classmethod
     def make(cls, mebibytes: int) -> Group:
-        """A new group for the calling child's run, limited to `mebibytes`; OSError if the
-        kernel refuses one."""
+        """New groups for the calling child's run: its memory limited to `mebibytes`, its
+        processes and threads to PIDS_MAX; OSError if the kernel refuses a memory group."""
         found = parent()
         if found is None:
             raise OSError("no memory control group to make one in")
         where, kind = found
-        _sweep(where)
-        folder = where / f"{PREFIX}{os.getpid()}"
-        folder.mkdir(exist_ok=True)
+        folder = _made(where)
         limit = "memory.limit_in_bytes" if kind == "v1" else "memory.max"
         (folder / limit).write_text(str(mebibytes << 20))
         if kind == "v1":  # swap counts too, where the kernel accounts it
             with contextlib.suppress(OSError):
                 (folder / "memory.memsw.limit_in_bytes").write_text(str(mebibytes << 20))
-        return cls(folder, kind)
+        others = []
+        pids = parent("pids")
+        if pids is not None and pids[0] != where:
+            with contextlib.suppress(OSError):
+                others.append(_made(pids[0]))
+        for group in [folder, *others]:
+            with contextlib.suppress(OSError):
+                (group / "pids.max").write_text(str(PIDS_MAX))
+        return cls(folder, kind, others)
 
     def join(self) -> None:
-        """Move the calling process (and so all it starts later) into the group."""
-        (self.folder / "cgroup.procs").write_text("0")
+        """Move the calling process (and so all it starts later) into the groups."""
+        for group in [self.folder, *self.others]:
+            (group / "cgroup.procs").write_text("0")
 
     def killed(self) -> bool:
         """Whether the kernel killed a process of the group for want of memory."""
@@ -89,8 +101,16 @@ class Group:
         return False
 
     def remove(self) -> None:
-        with contextlib.suppress(OSError):
-            self.folder.rmdir()
+        for group in [self.folder, *self.others]:
+            with contextlib.suppress(OSError):
+                group.rmdir()
+
+
+def _made(where: Path) -> Path:
+    _sweep(where)
+    folder = where / f"{PREFIX}{os.getpid()}"
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 def _sweep(where: Path) -> None:

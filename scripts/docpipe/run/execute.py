@@ -127,6 +127,8 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
     # NO_LANDLOCK runs as on a kernel without it: the tripwire's case, namespaces left out too
     unisolated = not_enclosed or _isolate(project, workdir) if _namespaced() else ""
     result.sealed = _seal(project, workdir, not unisolated)
+    if _namespaced() and not unisolated:
+        unisolated = _drop_capabilities()
     # Warning filters stay as the zygote has them: CPython's defaults plus what torch and numpy
     # add when they are imported, as in a reader's process.
     started_by = _watch_repository_files(inside, result)
@@ -233,6 +235,15 @@ def _isolate(project: Project, workdir: Path) -> str:
     return why or seccomp.install()
 
 
+def _drop_capabilities() -> str:
+    """After the seal: this process and all it starts keep no capability (namespaces)."""
+    try:
+        namespaces.drop_capabilities()
+    except OSError as e:
+        return str(e)
+    return ""
+
+
 def _seal(project: Project, workdir: Path, isolated: bool = False) -> str:
     """Restrict this process for good, as the module docstring says: "landlock", or "" where
     the kernel has none (the parent then compares the repository before and after the run)."""
@@ -241,7 +252,8 @@ def _seal(project: Project, workdir: Path, isolated: bool = False) -> str:
     root = str(project.root)
     inside = [str(p) for p in readable_inside(project) if str(p).startswith(root + os.sep)]
     try:
-        shared = [namespaces.SHARED_MEMORY] if isolated else []  # its own (namespaces)
+        # its own (namespaces): shared memory, and pseudo-terminals (`pty`)
+        shared = [namespaces.SHARED_MEMORY, "/dev/pts", "/dev/ptmx"] if isolated else []
         landlock.restrict(
             [str(workdir), os.devnull, *shared],
             [*outside_repository(root), *inside],

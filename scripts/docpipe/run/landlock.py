@@ -33,13 +33,15 @@ EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
 REMOVE_DIR, REMOVE_FILE, MAKE_CHAR, MAKE_DIR = 1 << 4, 1 << 5, 1 << 6, 1 << 7
 MAKE_REG, MAKE_SOCK, MAKE_FIFO, MAKE_BLOCK = 1 << 8, 1 << 9, 1 << 10, 1 << 11
 MAKE_SYM, REFER, TRUNCATE = 1 << 12, 1 << 13, 1 << 14  # REFER: ABI 2, TRUNCATE: ABI 3
+IOCTL_DEV = 1 << 15  # ABI 5: ioctl on a device file
 
 READ = EXECUTE | READ_FILE | READ_DIR
 CHANGE = (
     WRITE_FILE | REMOVE_DIR | REMOVE_FILE | MAKE_CHAR | MAKE_DIR | MAKE_REG | MAKE_SOCK
     | MAKE_FIFO | MAKE_BLOCK | MAKE_SYM | REFER | TRUNCATE
 )  # fmt: skip
-FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE  # what a rule on a non-folder may grant
+# what a rule on a non-folder may grant
+FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
 
 
 # Scopes (ABI 6): a sealed process may signal, and connect to an abstract UNIX socket of, only
@@ -90,7 +92,9 @@ def abi() -> int:
 
 
 def _handled(version: int) -> int:
-    rights = READ | CHANGE
+    # IOCTL_DEV: an ioctl on a device only where it may write (/dev/null, its own terminals),
+    # never on the machine's devices it may read (a loop device's control, a terminal's)
+    rights = READ | CHANGE | (IOCTL_DEV if version >= 5 else 0)
     if version < 2:
         rights &= ~REFER
     if version < 3:
@@ -120,7 +124,7 @@ def restrict(
     )
     # Device nodes are made nowhere, the writable folders included (MAKE_CHAR, MAKE_BLOCK):
     # a snippet writes through none to the disk, the kernel log or a loop device.
-    writes = READ | CHANGE & ~(MAKE_CHAR | MAKE_BLOCK)
+    writes = READ | IOCTL_DEV | CHANGE & ~(MAKE_CHAR | MAKE_BLOCK)
     try:
         for paths, rights in ((listable, READ_DIR), (readable, READ), (writable, writes)):
             for path in paths:

@@ -47,7 +47,7 @@ from pathlib import Path
 from docpipe.run import cgroups
 
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWNET = 0x00020000, 0x10000000, 0x40000000
-CLONE_NEWPID = 0x20000000
+CLONE_NEWPID, CLONE_NEWIPC, CLONE_NEWUTS = 0x20000000, 0x08000000, 0x04000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
 MS_NOATIME, MS_NODIRATIME, MS_REC, MS_PRIVATE = 1024, 2048, 0x4000, 1 << 18
 MS_RELATIME, MS_STRICTATIME = 1 << 21, 1 << 24
@@ -98,7 +98,7 @@ def _mount(source: str | None, target: str, kind: str | None, flags: int, data: 
     )
 
 
-def _unshare(flags: int = CLONE_NEWNS | CLONE_NEWNET) -> None:
+def _unshare(flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) -> None:
     if _libc().unshare(flags) == 0:
         return
     uid, gid = os.getuid(), os.getgid()  # an ordinary user: in a user namespace of its own
@@ -296,6 +296,7 @@ def isolate(workdir: Path, keep: Iterable[str] = ()) -> str:
             _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         _loopback_up()
         _read_only()
+        _own_terminals_and_queues()
         jobs = str(workdir.parent)
         private = MS_NOSUID | MS_NODEV
         hidden = [SHARED_MEMORY, *(f for f in RUNTIME if _real_folder(f))]
@@ -325,6 +326,56 @@ def isolate(workdir: Path, keep: Iterable[str] = ()) -> str:
     except OSError as e:
         return str(e)
     return ""
+
+
+def _own_terminals_and_queues() -> None:
+    """A devpts of the run's own (its pseudo-terminals, as `pty` makes them; no terminal of the
+    machine's to read or type into), and the POSIX message queues of its IPC namespace."""
+    if os.path.isdir("/dev/pts"):
+        options = "newinstance,ptmxmode=0666,mode=0620"
+        _mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, options)
+        if os.path.exists("/dev/ptmx"):
+            _mount("/dev/pts/ptmx", "/dev/ptmx", None, MS_BIND)
+    if os.path.isdir("/dev/mqueue"):
+        _mount("mqueue", "/dev/mqueue", "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+
+_PR_CAPBSET_DROP, _PR_SET_SECUREBITS, _PR_CAP_AMBIENT = 24, 28, 47
+# SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP and SECBIT_KEEP_CAPS, each with its lock
+_SECUREBITS = 0b0111111
+_CAPABILITY_VERSION_3 = 0x20080522
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
+
+
+def drop_capabilities() -> None:
+    """Drop every capability of this process for good, as a reader's unprivileged process has
+    none: no mount (nor the new mount API's open_tree and mount_setattr), no device ioctl that
+    needs privilege (a loop device), no TIOCSTI into a terminal, no hostname, clock, BPF or
+    machine-wide perf events; a program it runs as root gains none back (the bounding set is
+    empty, SECBIT_NOROOT is locked). It stays uid 0, owner of its job folder. OSError if the
+    kernel refuses."""
+    libc = _libc()
+    try:
+        last = int(Path("/proc/sys/kernel/cap_last_cap").read_text())
+    except (OSError, ValueError):
+        last = 63
+    for cap in range(last + 1):
+        _check(libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0), "drop a capability")
+    _check(libc.prctl(_PR_CAP_AMBIENT, 4, 0, 0, 0), "clear ambient capabilities")
+    _check(libc.prctl(_PR_SET_SECUREBITS, _SECUREBITS, 0, 0, 0), "securebits")
+    data = (_CapData * 2)()
+    _check(libc.capset(ctypes.byref(_CapHeader(_CAPABILITY_VERSION_3, 0)), data), "capset")
 
 
 def _real_folder(path: str) -> bool:

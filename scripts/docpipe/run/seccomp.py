@@ -5,10 +5,11 @@ own, and Landlock's scope its abstract UNIX sockets; neither covers a family tha
 through the network stack, such as AF_VSOCK (a virtual machine's line to its host). This
 filter lets `socket()` and `socketpair()` make only UNIX, IPv4, IPv6 and netlink sockets (the
 last is how the C library lists the network interfaces); any other family is refused with
-EAFNOSUPPORT, as a kernel built without that family answers. It is inherited by every process
+EAFNOSUPPORT, as a kernel built without that family answers. io_uring (which makes sockets
+without socket()) and the keyring calls (REFUSED) get ENOSYS. It is inherited by every process
 the run starts, across exec, and cannot be lifted.
 
-Why our own ctypes and BPF: the standard library has no seccomp, and the filter is fourteen
+Why our own ctypes and BPF: the standard library has no seccomp, and the filter is twenty
 instructions; libseccomp's Python binding is not on PyPI. Only x86-64's system call numbers
 are known here: elsewhere no filter is installed, and install() says so.
 """
@@ -20,6 +21,13 @@ import platform
 import socket
 
 ALLOWED = (socket.AF_UNIX, socket.AF_INET, socket.AF_INET6, 16)  # 16: AF_NETLINK
+# System calls refused with ENOSYS, as from a kernel without them (programs fall back): io_uring,
+# whose IORING_OP_SOCKET makes sockets no socket() call sees, and the keyrings, which are the
+# machine's user's (a key left there outlives the run).
+REFUSED = (
+    425, 426, 427,  # io_uring_setup, io_uring_enter, io_uring_register
+    248, 249, 250,  # add_key, request_key, keyctl
+)  # fmt: skip
 
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 _AUDIT_ARCH_X86_64 = 0xC000003E
@@ -47,12 +55,13 @@ class _Program(ctypes.Structure):
 
 def program() -> list[tuple[int, int, int, int]]:
     """The filter, as (code, jump if true, jump if false, k) instructions."""
-    f = len(ALLOWED)
+    f, r = len(ALLOWED), len(REFUSED)
     return [
         (_LD_W_ABS, 0, 0, _ARCH),
-        (_JEQ_K, 0, 7 + f, _AUDIT_ARCH_X86_64),  # another ABI's calls (int 0x80): refused
+        (_JEQ_K, 0, 7 + f + r, _AUDIT_ARCH_X86_64),  # another ABI's calls (int 0x80): refused
         (_LD_W_ABS, 0, 0, _NR),
-        (_JGE_K, 5 + f, 0, _X32),  # x32's numbers of the same calls: refused
+        (_JGE_K, 5 + f + r, 0, _X32),  # x32's numbers of the same calls: refused
+        *[(_JEQ_K, 4 + f + r - i, 0, nr) for i, nr in enumerate(REFUSED)],
         (_JEQ_K, 1, 0, _NR_SOCKET),
         (_JEQ_K, 0, 2 + f, _NR_SOCKETPAIR),  # neither: allowed
         (_LD_W_ABS, 0, 0, _ARG0),  # the family (its low 32 bits, as the kernel reads it)
