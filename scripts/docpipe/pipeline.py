@@ -275,10 +275,9 @@ def publishable(
 
 def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool) -> CheckResult:
     """Run every snippet and compare what it would publish with what is committed."""
-    from docpipe import verify
     from docpipe.environment import stamp
     from docpipe.pages.reading import pages_using
-    from docpipe.recorded import drift, fingerprints
+    from docpipe.recorded import drift, fingerprints, verified
 
     project = cat.project
     result = CheckResult(len(snippets), project=project)
@@ -321,7 +320,7 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
         Problem(project.rel(p), None, "left by a regen that was killed; the next regen removes it")
         for p in writing.leftovers(project)
     ]
-    result.unverified = verify.unverified(runnable, cat)
+    result.unverified = verified.unverified(runnable, cat)
     if whole_site:
         from docpipe.pages import agreement
 
@@ -339,7 +338,7 @@ def notebook_drift(project: Project) -> list[Verdict]:
     on_disk = set(project.notebooks.glob("**/*.ipynb"))
     waiting = {notebooks.notebook_path(project, p) for p in notebooks.tutorial_pages(project)}
     for d in drift.compare(project, expected, on_disk - (waiting - set(expected))):
-        cells = drift.notebook_cells(project, d.path) if d.problem == "differs" else []
+        cells = notebooks.differing_cells(project, d.path) if d.problem == "differs" else []
         page = project.docs / d.path.relative_to(project.notebooks).with_suffix(".md")
         found.append(
             Verdict(project.rel(d.path), DRIFTED, drifts=[d], page=project.rel(page), cells=cells)
@@ -443,12 +442,13 @@ def _write_notebooks(
         if unrecorded:
             result.kept.append(f"{name} as it was ({', '.join(unrecorded)} not recorded yet)")
             continue
-        if not force and cache.notebook_fresh(project, page, notebook, cached.get(name)):
+        made_from = notebooks.inputs(project, page)
+        if not force and cache.notebook_fresh(project, made_from, notebook, cached.get(name)):
             continue
         data = notebooks.render(project, page)
         if into.write(notebook, data):
             result.wrote.append(name)
-        cached[name] = cache.notebook_entry(project, page, data)
+        cached[name] = cache.notebook_entry(project, made_from, data)
     for orphan in sorted(set(project.notebooks.glob("**/*.ipynb")) - set(wanted)):
         into.delete(orphan)
         cached.pop(project.rel(orphan), None)

@@ -12,7 +12,9 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from docpipe.catalog import CatalogError, current
 from docpipe.pages import reading as pages
+from docpipe.pages.outputs import output_blocks
 from docpipe.project import Project, Snippet
 from docpipe.recorded import record as records
 from docpipe.recorded import verified as verify
@@ -23,8 +25,6 @@ NOTED_LINES = 3  # a block's note quotes at most this many changed lines per ver
 
 
 def _settings(snippet: Snippet):
-    from docpipe.catalog import CatalogError, current
-
     try:
         return current(snippet.project).settings.get(snippet)
     except CatalogError:
@@ -138,8 +138,6 @@ def _code(parts: tuple[str, str, str]) -> str:
 
 def with_notes(project: Project, markdown: str, page: Path) -> str:
     """Under each output block that a verified version prints otherwise, a small note."""
-    from docpipe.pages.outputs import output_blocks
-
     lines = markdown.split("\n")
     for inc, shown in reversed(output_blocks(project, page, markdown)):
         use = pages.classify(project, inc)

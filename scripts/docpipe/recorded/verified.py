@@ -12,6 +12,8 @@ from functools import cache
 from pathlib import Path
 
 from docpipe.project import Project, Snippet
+from docpipe.recorded import fingerprints, record
+from docpipe.recorded.versions import PinError, pin
 
 SAME, DIFFERS, FAILED, STALE = "same", "differs", "failed", "not verified"
 HELD, BROKE, NOT_RUN = "held", "failed", "not run"
@@ -23,16 +25,14 @@ def result_path(project: Project, version: str) -> Path:
 
 def recorded_digest(snippet: Snippet, on_disk: set[Path] | None = None) -> str:
     """What a verification compared with: the snippet's recorded files, the stamp left out."""
-    from docpipe.recorded.record import RecordError, load
-
     files = on_disk if on_disk is not None else recorded_files(snippet)
     digest = hashlib.sha256()
     for path in sorted(files):
         data = path.read_bytes()
         if path == snippet.record:
             try:
-                data = replace(load(snippet), environment={}).to_bytes()
-            except RecordError:
+                data = replace(record.load(snippet), environment={}).to_bytes()
+            except record.RecordError:
                 pass
         digest.update(f"{snippet.project.rel(path)}\0{len(data)}\0".encode() + data)
     return digest.hexdigest()
@@ -75,8 +75,6 @@ def _load(path: Path, mtime: int) -> dict | None:
 
 def versions(project: Project) -> tuple[str, ...]:
     """The versions the site is verified with: pyproject.toml's list."""
-    from docpipe.recorded.versions import PinError, pin
-
     try:
         pinned = pin(project)
     except PinError:
@@ -87,8 +85,6 @@ def versions(project: Project) -> tuple[str, ...]:
 def status(snippet: Snippet, version: str, settings=None) -> Status:
     """Whether the committed verification of `version` still holds for the snippet: it does
     unless the snippet, its inputs or its recording changed since it was verified."""
-    from docpipe.recorded import fingerprints
-
     verification = load(snippet.project, version)
     entry = (verification or {}).get("snippets", {}).get(snippet.name)
     if not entry or entry.get("recorded") != recorded_digest(snippet):
