@@ -340,6 +340,76 @@ def test_the_layer_check_names_an_import_against_the_layers(tmp_path):
     ]
 
 
+def status_words(package: Path = PACKAGE) -> set[str]:
+    """Every spelling of a member of docpipe.statuses' enums (read with ast)."""
+    tree = ast.parse((package / "statuses.py").read_text(encoding="utf-8"))
+    return {
+        node.value.value
+        for enum in tree.body
+        if isinstance(enum, ast.ClassDef)
+        for node in enum.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+    }
+
+
+STATUS_FIELDS = ("status", "verdict", "problem")  # the fields and keys that hold a status
+
+
+def spelled_statuses(package: Path = PACKAGE) -> list[str]:
+    """Each place outside docpipe.statuses that spells a status as a string: compared with
+    one (`x == "failed"`, `x in ("ok", "error")`), or given one as a status field
+    (`status="ok"`, `{"verdict": "same"}`)."""
+    words = status_words(package)
+    said = []
+    for name, path in modules(package).items():
+        if name == "docpipe.statuses":
+            continue
+        where = f"{path.relative_to(package.parent).as_posix()}"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            found = []
+            if isinstance(node, ast.Compare):
+                for side in [node.left, *node.comparators]:
+                    elements = side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else []
+                    found += [c for c in [side, *elements] if isinstance(c, ast.Constant)]
+            elif isinstance(node, ast.keyword) and node.arg in STATUS_FIELDS:
+                found.append(node.value)
+            elif isinstance(node, ast.Dict):
+                found += [
+                    value
+                    for key, value in zip(node.keys, node.values, strict=True)
+                    if isinstance(key, ast.Constant) and key.value in STATUS_FIELDS
+                ]
+            if any(isinstance(c, ast.Constant) and c.value in words for c in found):
+                said.append(f"{where}:{node.lineno}: {ast.unparse(node)[:100]}")
+    return sorted(set(said))
+
+
+def test_every_status_is_a_member_of_its_enum():
+    """A status is spelled once, in docpipe.statuses; everywhere else it is an enum member, so
+    a grep for DriftKind.MISSING finds every place that means it and no false friend."""
+    found = spelled_statuses()
+    assert not found, "statuses spelled as strings (use docpipe.statuses):\n" + "\n".join(found)
+
+
+def test_the_status_check_sees_a_status_spelled_as_a_string(tmp_path):
+    package = _package(
+        tmp_path,
+        {
+            "statuses.py": '"""p"""\nclass RunStatus:\n    OK = "ok"\n    ERROR = "error"\n',
+            "run/pool.py": '"""p"""\n\n\ndef f(r):\n    return r.status in ("error", "gone")\n',
+            "verify.py": '"""p"""\nX = {"status": "ok", "error": "it failed"}\n'
+            'Y = dict(status="ok")\n',
+            "pipeline.py": '"""p"""\nfrom docpipe.statuses import RunStatus\n'
+            'Z = RunStatus.OK == "x"\n',
+        },
+    )
+    assert spelled_statuses(package) == [
+        "docpipe/run/pool.py:5: r.status in ('error', 'gone')",
+        "docpipe/verify.py:2: {'status': 'ok', 'error': 'it failed'}",
+        "docpipe/verify.py:3: status='ok'",
+    ]
+
+
 def test_every_module_opens_with_its_job():
     missing = [
         str(path.relative_to(REPO))

@@ -384,10 +384,11 @@ def test_a_version_never_verified_is_said_so(monkeypatch, tmp_path):
 def test_the_box_names_the_claim_a_verified_version_fails_and_its_line():
     from docpipe import verify
     from docpipe.pages import reproduced
+    from docpipe.statuses import VerifiedStatus
 
     failed = verify.Status(
         "9.9.9",
-        verify.FAILED,
+        VerifiedStatus.FAILED,
         {
             "claims": {"claim-a": "held", "claim-b": "failed", "claim-c": "not run"},
             "error": "snippets/x.py:7: AssertionError: ",
@@ -396,8 +397,8 @@ def test_the_box_names_the_claim_a_verified_version_fails_and_its_line():
     assert reproduced._failing(failed, "snippets/x.py") == (
         "snippets/x.py fails its claim claim-b (snippets/x.py:7: AssertionError)"
     )
-    same = verify.Status("9.9.9", verify.SAME, {})
+    same = verify.Status("9.9.9", VerifiedStatus.SAME, {})
     assert reproduced._failing(same, "snippets/x.py") == "snippets/x.py"
-    assert reproduced._verdict({verify.SAME: ["a"], verify.FAILED: ["b fails x"]}) == (
-        "same output, except: b fails x"
-    )
+    assert reproduced._verdict(
+        {VerifiedStatus.SAME: ["a"], VerifiedStatus.FAILED: ["b fails x"]}
+    ) == ("same output, except: b fails x")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from docpipe.project import Project, Snippet
 from docpipe.recorded.record import RecordError, load
+from docpipe.statuses import DriftKind
 
 DIFF_LINES = 60  # a drift report shows at most this many diff lines per file
 
@@ -29,7 +30,7 @@ class Change:
 @dataclass(frozen=True)
 class Drift:
     path: Path
-    problem: str  # "differs", "missing" or "stale"
+    problem: DriftKind
     diff: str = ""
     changes: tuple[Change, ...] = ()  # the changed lines paired one to one, for marking
     first_line: int = 1  # the recorded file's first line that differs (or where lines go in)
@@ -39,11 +40,13 @@ def compare(project: Project, expected: dict[Path, bytes], on_disk: set[Path]) -
     drifts = []
     for path, data in sorted(expected.items()):
         if not path.exists():
-            drifts.append(Drift(path, "missing"))
+            drifts.append(Drift(path, DriftKind.MISSING))
         elif (old := path.read_bytes()) != data:
             diff = unified(project.rel(path), old, data)
-            drifts.append(Drift(path, "differs", diff, changes(old, data), first_line(old, data)))
-    drifts += [Drift(p, "stale") for p in sorted(on_disk - set(expected))]
+            drifts.append(
+                Drift(path, DriftKind.DIFFERS, diff, changes(old, data), first_line(old, data))
+            )
+    drifts += [Drift(p, DriftKind.STALE) for p in sorted(on_disk - set(expected))]
     return drifts
 
 

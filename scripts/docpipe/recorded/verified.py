@@ -14,9 +14,7 @@ from pathlib import Path
 from docpipe.project import Project, Snippet
 from docpipe.recorded import fingerprints, record
 from docpipe.recorded.versions import PinError, pin
-
-SAME, DIFFERS, FAILED, STALE = "same", "differs", "failed", "not verified"
-HELD, BROKE, NOT_RUN = "held", "failed", "not run"
+from docpipe.statuses import VerifiedStatus
 
 
 def result_path(project: Project, version: str) -> Path:
@@ -50,12 +48,12 @@ class Status:
     """A snippet's standing under one verified version."""
 
     version: str
-    verdict: str  # SAME, DIFFERS, FAILED or STALE
+    verdict: VerifiedStatus
     entry: dict = field(default_factory=dict, compare=False)
 
     @property
     def differences(self) -> list[dict]:
-        return self.entry.get("differences", []) if self.verdict == DIFFERS else []
+        return self.entry.get("differences", []) if self.verdict == VerifiedStatus.DIFFERS else []
 
 
 def load(project: Project, version: str) -> dict | None:
@@ -88,19 +86,26 @@ def status(snippet: Snippet, version: str, settings=None) -> Status:
     verification = load(snippet.project, version)
     entry = (verification or {}).get("snippets", {}).get(snippet.name)
     if not entry or entry.get("recorded") != recorded_digest(snippet):
-        return Status(version, STALE)
+        return Status(version, VerifiedStatus.STALE)
     if settings is not None and entry.get("inputs"):
         now = fingerprints.current(snippet, settings, entry["inputs"])
         if fingerprints.changed(entry["inputs"], now):
-            return Status(version, STALE)
-    return Status(version, entry["verdict"], entry)
+            return Status(version, VerifiedStatus.STALE)
+    try:
+        return Status(version, VerifiedStatus(entry.get("verdict")), entry)
+    except ValueError:  # a verdict no verification writes (a hand-edited file): it holds nothing
+        return Status(version, VerifiedStatus.STALE)
 
 
 def unverified(snippets: list[Snippet], cat) -> dict[str, list[Snippet]]:
     """For each verified version, the snippets its committed verification no longer covers."""
     found = {}
     for version in versions(cat.project):
-        outdated = [s for s in snippets if status(s, version, cat.settings[s]).verdict == STALE]
+        outdated = [
+            s
+            for s in snippets
+            if status(s, version, cat.settings[s]).verdict == VerifiedStatus.STALE
+        ]
         if outdated:
             found[version] = outdated
     return found
