@@ -11,10 +11,11 @@ import sys
 import pytest
 
 from docpipe import catalog, cli, pipeline
-from docpipe.pipeline import FAILED, CheckResult, Failure, RegenResult, Verdict
+from docpipe.pipeline import CheckResult, Failure, RegenResult, Verdict
 from docpipe.problems import AUTHOR, RUN, Problem
 from docpipe.project import Project
 from docpipe.recorded import writing
+from docpipe.statuses import CheckStatus
 
 
 @pytest.mark.unit
@@ -41,7 +42,7 @@ def test_a_bad_shard_is_refused(spec):
 def failed(project: Project, key: str) -> Verdict:
     snippet = project.snippet(key)
     error = Problem(snippet.name, 3, "IndexError: list index out of range", RUN)
-    return Verdict(snippet.name, FAILED, snippet, failure=Failure(error))
+    return Verdict(snippet.name, CheckStatus.FAILED, snippet, failure=Failure(error))
 
 
 @pytest.mark.unit

@@ -199,9 +199,10 @@ def test_annotations_point_at_each_problems_own_file_and_line_and_only_on_github
     """The formatters read a Problem's fields, never its text: a problem in any file (here
     pyproject.toml, which no path pattern of old named) is annotated there, at its line."""
     from docpipe.formats import findings
-    from docpipe.pipeline import FAILED, CheckResult, Failure, Verdict
+    from docpipe.pipeline import CheckResult, Failure, Verdict
     from docpipe.problems import RUN, Problem
     from docpipe.project import Project
+    from docpipe.statuses import CheckStatus
 
     project = Project(tmp_path)
     snippet = project.snippet("by_hand/x")
@@ -213,7 +214,7 @@ def test_annotations_point_at_each_problems_own_file_and_line_and_only_on_github
     result = CheckResult(
         1,
         problems=problems,
-        verdicts=[Verdict(snippet.name, FAILED, snippet, failure=Failure(error))],
+        verdicts=[Verdict(snippet.name, CheckStatus.FAILED, snippet, failure=Failure(error))],
         project=project,
     )
     for name in [k for k in os.environ if k.startswith("GITHUB_")]:

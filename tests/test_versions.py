@@ -223,6 +223,24 @@ def child_result(snippet: Snippet, change=lambda text: text) -> dict:
     }
 
 
+def test_a_verdict_no_verifier_writes_is_not_verified(monkeypatch, tmp_path):
+    """A hand-edited entry (a verdict outside VerifiedStatus, or none) holds nothing: the
+    snippet is not verified under that version, and its box says so, never "same output"."""
+    from docpipe import verify
+    from docpipe.pages import reproduced
+    from docpipe.statuses import VerifiedStatus
+
+    square, fit = OTHERS
+    verification = verified_as(monkeypatch, tmp_path, {s: child_result(s) for s in OTHERS})
+    cat = catalog.load(PROJECT)
+    verification["snippets"][square.name]["verdict"] = "fine"
+    del verification["snippets"][fit.name]["verdict"]
+    verify.result_path(PROJECT, "9.9.9").write_bytes(verify.to_bytes(verification))
+    found = [verify.status(s, "9.9.9", cat.settings[s]).verdict for s in OTHERS]
+    assert found == [VerifiedStatus.STALE] * 2
+    assert "9.9.9 (not verified since" in reproduced.box(PROJECT, set(OTHERS))
+
+
 def test_a_verification_goes_stale_when_its_snippet_or_recording_changes(monkeypatch, tmp_path):
     from docpipe import verify
 
@@ -391,10 +409,11 @@ def test_a_version_never_verified_is_said_so(monkeypatch, tmp_path):
 def test_the_box_names_the_claim_a_verified_version_fails_and_its_line():
     from docpipe import verify
     from docpipe.pages import reproduced
+    from docpipe.statuses import VerifiedStatus
 
     failed = verify.Status(
         "9.9.9",
-        verify.FAILED,
+        VerifiedStatus.FAILED,
         {
             "claims": {"claim-a": "held", "claim-b": "failed", "claim-c": "not run"},
             "error": "snippets/x.py:7: AssertionError: ",
@@ -403,11 +422,11 @@ def test_the_box_names_the_claim_a_verified_version_fails_and_its_line():
     assert reproduced._failing(failed, "snippets/x.py") == (
         "snippets/x.py fails its claim claim-b (snippets/x.py:7: AssertionError)"
     )
-    same = verify.Status("9.9.9", verify.SAME, {})
+    same = verify.Status("9.9.9", VerifiedStatus.SAME, {})
     assert reproduced._failing(same, "snippets/x.py") == "snippets/x.py"
-    assert reproduced._verdict({verify.SAME: ["a"], verify.FAILED: ["b fails x"]}) == (
-        "same output, except: b fails x"
-    )
+    assert reproduced._verdict(
+        {VerifiedStatus.SAME: ["a"], VerifiedStatus.FAILED: ["b fails x"]}
+    ) == ("same output, except: b fails x")
 
 
 def test_a_snippet_new_since_the_verification_is_never_verified_and_fails_the_check(

@@ -21,10 +21,9 @@ from docpipe.project import Project, Snippet
 from docpipe.recorded import cache, fingerprints, record, writing
 from docpipe.recorded.drift import Drift
 from docpipe.run.machine import default_jobs
+from docpipe.statuses import CheckStatus, DriftKind, ReaderStatus, RunStatus
 
 FAILURE_TAIL = 30  # lines of a failed snippet's output (its traceback) shown in the report
-
-OK, DRIFTED, FAILED, ENVIRONMENT_ONLY = "ok", "drifted", "failed", "environment-only"
 
 
 class Quiet:
@@ -61,7 +60,7 @@ class Verdict:
     """What a check found for one subject: a snippet, or a notebook regen would write."""
 
     subject: str  # "snippets/x.py" or "docs/notebooks/x.ipynb": as a person names it
-    status: str  # OK, DRIFTED, FAILED or ENVIRONMENT_ONLY
+    status: CheckStatus
     snippet: Snippet | None = None  # None for a notebook
     drifts: list[Drift] = field(default_factory=list)
     files: dict[Path, bytes] = field(default_factory=dict)  # what the run would publish
@@ -91,7 +90,7 @@ class CheckResult:
     claims: object = None  # a whole-site check: docpipe.pages.agreement.Tally, what the pages claim
     project: Project | None = None
 
-    def _with(self, status: str, notebook: bool = False) -> dict:
+    def _with(self, status: CheckStatus, notebook: bool = False) -> dict:
         return {
             v.snippet: v
             for v in self.verdicts
@@ -100,15 +99,15 @@ class CheckResult:
 
     @property
     def failed(self) -> dict[Snippet, Verdict]:
-        return self._with(FAILED)
+        return self._with(CheckStatus.FAILED)
 
     @property
     def drifted(self) -> dict[Snippet, Verdict]:
-        return self._with(DRIFTED)
+        return self._with(CheckStatus.DRIFTED)
 
     @property
     def environment_only(self) -> dict[Snippet, Verdict]:
-        return self._with(ENVIRONMENT_ONLY)
+        return self._with(CheckStatus.ENVIRONMENT_ONLY)
 
     @property
     def notebooks(self) -> list[Verdict]:
@@ -243,7 +242,7 @@ def fail_refused_writes(snippet: Snippet, result) -> None:
     """Fail a run that went on after the runner refused it a write into the repository (the
     snippet caught the PermissionError), naming what it tried to write; the pool returns
     such a run as ok, and every caller that publishes or verifies it asks here."""
-    if result.status == "ok" and result.writes:
+    if result.status == RunStatus.OK and result.writes:
         result.fail(f"wrote into the repository: {', '.join(result.writes)}", snippet.name)
 
 
@@ -259,7 +258,7 @@ def publishable(
 
     result = outcome.result
     fail_refused_writes(snippet, result)
-    if result.status != "ok":
+    if result.status != RunStatus.OK:
         tail = outcome.output.decode("utf-8", "replace").splitlines()[-FAILURE_TAIL:]
         broken = claims.broken(snippet, result)
         return None, Failure(result.problem, broken, [_clip(line) for line in tail])
@@ -275,10 +274,9 @@ def publishable(
 
 def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool) -> CheckResult:
     """Run every snippet and compare what it would publish with what is committed."""
-    from docpipe import verify
     from docpipe.environment import stamp
     from docpipe.pages.reading import pages_using
-    from docpipe.recorded import drift, fingerprints
+    from docpipe.recorded import drift, fingerprints, verified
 
     project = cat.project
     result = CheckResult(len(snippets), project=project)
@@ -299,10 +297,12 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
     for snippet in runnable:
         files, failure = publishable(snippet, cat, outcomes[snippet], env)
         if files is None:
-            result.verdicts.append(Verdict(snippet.name, FAILED, snippet, failure=failure))
+            result.verdicts.append(
+                Verdict(snippet.name, CheckStatus.FAILED, snippet, failure=failure)
+            )
             continue
         drifts = drift.compare(project, files, on_disk.get(snippet, set()))
-        status, note = OK, ""
+        status, note = CheckStatus.OK, ""
         if drifts:
             note = drift.environment_note(drift.recorded_environment(snippet), env)
             content = without_environment(
@@ -310,9 +310,9 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
             )
             if content is not None:
                 drifts, files = content
-            status = DRIFTED if drifts else ENVIRONMENT_ONLY
+            status = CheckStatus.DRIFTED if drifts else CheckStatus.ENVIRONMENT_ONLY
         verdict = Verdict(snippet.name, status, snippet, drifts, files, environment=note)
-        if status == DRIFTED:
+        if status == CheckStatus.DRIFTED:
             verdict.pages = pages_using(snippet)
             verdict.since = fingerprints.since_recorded(snippet, cat.settings[snippet]).changed
         result.verdicts.append(verdict)
@@ -321,7 +321,7 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
         Problem(project.rel(p), None, "left by a regen that was killed; the next regen removes it")
         for p in writing.leftovers(project)
     ]
-    result.unverified = verify.unverified(runnable, cat)
+    result.unverified = verified.unverified(runnable, cat)
     if whole_site:
         from docpipe.pages import agreement
 
@@ -339,10 +339,16 @@ def notebook_drift(project: Project) -> list[Verdict]:
     on_disk = set(project.notebooks.glob("**/*.ipynb"))
     waiting = {notebooks.notebook_path(project, p) for p in notebooks.tutorial_pages(project)}
     for d in drift.compare(project, expected, on_disk - (waiting - set(expected))):
-        cells = drift.notebook_cells(project, d.path) if d.problem == "differs" else []
+        cells = notebooks.differing_cells(project, d.path) if d.problem == DriftKind.DIFFERS else []
         page = project.docs / d.path.relative_to(project.notebooks).with_suffix(".md")
         found.append(
-            Verdict(project.rel(d.path), DRIFTED, drifts=[d], page=project.rel(page), cells=cells)
+            Verdict(
+                project.rel(d.path),
+                CheckStatus.DRIFTED,
+                drifts=[d],
+                page=project.rel(page),
+                cells=cells,
+            )
         )
     return found
 
@@ -444,12 +450,13 @@ def _write_notebooks(
         if unrecorded:
             result.kept.append(f"{name} as it was ({', '.join(unrecorded)} not recorded yet)")
             continue
-        if not force and cache.notebook_fresh(project, page, notebook, cached.get(name)):
+        made_from = notebooks.inputs(project, page)
+        if not force and cache.notebook_fresh(project, made_from, notebook, cached.get(name)):
             continue
         data = notebooks.render(project, page)
         if into.write(notebook, data):
             result.wrote.append(name)
-        cached[name] = cache.notebook_entry(project, page, data)
+        cached[name] = cache.notebook_entry(project, made_from, data)
     for orphan in sorted(set(project.notebooks.glob("**/*.ipynb")) - set(wanted)):
         into.delete(orphan)
         cached.pop(project.rel(orphan), None)
@@ -479,8 +486,10 @@ def audit(snippets: list[Snippet], cat: Catalog, opts: Options) -> AuditResult:
         if diffs:
             result.unstable[snippet] = "".join(diffs).rstrip()
     for snippet, (verdict, detail) in reader.compare_all(snippets, cat, opts.jobs).items():
-        target = result.reader_differs if verdict == "differs" else result.reader_disclosed
-        if verdict != "same":
+        target = (
+            result.reader_differs if verdict == ReaderStatus.DIFFERS else result.reader_disclosed
+        )
+        if verdict != ReaderStatus.SAME:
             target[snippet] = detail
     return result
 

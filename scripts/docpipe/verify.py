@@ -27,13 +27,6 @@ from pathlib import Path
 from docpipe.problems import RUN, DocpipeError
 from docpipe.project import Project, Snippet
 from docpipe.recorded.verified import (  # noqa: F401  (the read side, re-exported)
-    BROKE,
-    DIFFERS,
-    FAILED,
-    HELD,
-    NOT_RUN,
-    SAME,
-    STALE,
     Status,
     load,
     recorded_digest,
@@ -43,6 +36,7 @@ from docpipe.recorded.verified import (  # noqa: F401  (the read side, re-export
     unverified,
     versions,
 )
+from docpipe.statuses import ClaimStatus, RunStatus, VerifiedStatus
 
 
 class VerifyError(DocpipeError):
@@ -129,9 +123,9 @@ def child(project: Project, out: Path, jobs: int) -> None:
         outcome = outcomes[snippet]
         result = outcome.result
         pipeline.fail_refused_writes(snippet, result)
-        if result.status != "ok":
+        if result.status != RunStatus.OK:
             found[snippet.name] = {
-                "status": "error",
+                "status": RunStatus.ERROR,
                 "error": str(result.problem).partition("\n")[0],
                 "failed_section": result.failed_section,
             }
@@ -142,10 +136,14 @@ def child(project: Project, out: Path, jobs: int) -> None:
         try:
             files = artifacts.build(snippet, cat.settings[snippet], outcome, env, preloads)
         except artifacts.OutputError as e:
-            found[snippet.name] = {"status": "error", "error": str(e), "failed_section": None}
+            found[snippet.name] = {
+                "status": RunStatus.ERROR,
+                "error": str(e),
+                "failed_section": None,
+            }
             continue
         texts = {project.rel(p): data.decode("utf-8") for p, data in files.items()}
-        found[snippet.name] = {"status": "ok", "files": texts}
+        found[snippet.name] = {"status": RunStatus.OK, "files": texts}
     out.write_text(json.dumps({"environment": stamp(), "snippets": found}), encoding="utf-8")
 
 
@@ -178,17 +176,22 @@ def judge(snippet: Snippet, ran: dict, on_disk: set[Path]) -> dict:
         "inputs": fingerprints.recorded(snippet) or {},
     }
     claims = cited_claims(snippet)
-    if ran["status"] != "ok":
-        entry.update(verdict=FAILED, error=ran["error"])
+    if ran["status"] != RunStatus.OK:
+        entry.update(verdict=VerifiedStatus.FAILED, error=ran["error"])
         failed = ran.get("failed_section")
         held = claims[: claims.index(failed)] if failed in claims else []
         entry["claims"] = {
-            c: HELD if c in held else BROKE if c == failed else NOT_RUN for c in claims
+            c: ClaimStatus.HELD
+            if c in held
+            else ClaimStatus.FAILED
+            if c == failed
+            else ClaimStatus.NOT_RUN
+            for c in claims
         }
         return entry
     files = {project.root / name: text.encode() for name, text in ran["files"].items()}
     drifts = drift.compare(project, files, on_disk)
-    entry["verdict"] = DIFFERS if drifts else SAME
+    entry["verdict"] = VerifiedStatus.DIFFERS if drifts else VerifiedStatus.SAME
     if drifts:
         entry["differences"] = [
             {
@@ -199,7 +202,7 @@ def judge(snippet: Snippet, ran: dict, on_disk: set[Path]) -> dict:
             }
             for d in drifts
         ]
-    entry["claims"] = {c: HELD for c in claims}
+    entry["claims"] = {c: ClaimStatus.HELD for c in claims}
     return entry
 
 
@@ -316,18 +319,19 @@ def summary(verification: dict, committed: dict | None = None) -> list[str]:
     a new FAILED or DIFFERS: the committed state under that torch, not a breakage."""
     entries = verification["snippets"]
     version = verification["torch"]
+    same, differs, failed = VerifiedStatus.SAME, VerifiedStatus.DIFFERS, VerifiedStatus.FAILED
     before = (committed or {}).get("snippets", {})
     known = {
         n
         for n, e in entries.items()
-        if e["verdict"] != SAME and recorded_as_before(e, before.get(n))
+        if e["verdict"] != same and recorded_as_before(e, before.get(n))
     }
-    by = {v: [n for n, e in entries.items() if e["verdict"] == v] for v in (SAME, DIFFERS, FAILED)}
+    by = {v: [n for n, e in entries.items() if e["verdict"] == v] for v in (same, differs, failed)}
     claims = [state for e in entries.values() for state in e.get("claims", {}).values()]
     out = [
         f"verify {verification['torch']} ({verification['environment']['torch']}):"
-        f" {len(by[SAME])} same output, {len(by[DIFFERS])} differ, {len(by[FAILED])} failed;"
-        f" {claims.count(HELD)} of {len(claims)} claims held"
+        f" {len(by[same])} same output, {len(by[differs])} differ, {len(by[failed])} failed;"
+        f" {claims.count(ClaimStatus.HELD)} of {len(claims)} claims held"
     ]
     from docpipe.recorded.drift import changed_span, excerpt, with_marks
 
@@ -335,11 +339,11 @@ def summary(verification: dict, committed: dict | None = None) -> list[str]:
         entry = entries[name]
         what = (
             f"fails under {version} at {_location(entry['error'])}"
-            if entry["verdict"] == FAILED
+            if entry["verdict"] == failed
             else f"differs under {version} in {len(entry['differences'])} files"
         )
         out.append(f"  recorded: {name} {what}, as verified/torch-{version}.json says")
-    for name in by[DIFFERS]:
+    for name in by[differs]:
         if name in known:
             continue
         for d in entries[name]["differences"]:
@@ -348,7 +352,7 @@ def summary(verification: dict, committed: dict | None = None) -> list[str]:
                 a, b = changed_span(old, new)
                 out.append(f"    line {line}: {with_marks(excerpt(old, a))}")
                 out.append(f"    {' ' * len(f'line {line}')}  {with_marks(excerpt(new, b))}")
-    for name in by[FAILED]:
+    for name in by[failed]:
         if name not in known:
             out.append(f"  FAILED {name}: {entries[name]['error']}")
     return out

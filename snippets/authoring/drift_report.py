@@ -7,8 +7,9 @@ import io
 from docpipe.cli import default_project
 from docpipe.formats import terminal
 from docpipe.pages.reading import pages_using
-from docpipe.pipeline import DRIFTED, Verdict
+from docpipe.pipeline import Verdict
 from docpipe.recorded import drift
+from docpipe.statuses import CheckStatus, DriftKind
 
 project = default_project()  # the repository this runner belongs to
 snippet = project.snippet("examples/fit_line")
@@ -30,8 +31,12 @@ changed = source.replace(f"lr = {lr_before:g}", f"lr = {lr_after:g}", 1)
 assert changed != source, "the learning rate line was not found"
 actual, _ = run(changed)
 diff = drift.unified(project.rel(snippet.output), recorded, actual)
-drifts = [drift.Drift(snippet.output, "differs", diff)]
+drifts = [drift.Drift(snippet.output, DriftKind.DIFFERS, diff)]
 verdict = Verdict(
-    snippet.name, DRIFTED, snippet, drifts, pages=pages_using(snippet)
+    snippet.name,
+    CheckStatus.DRIFTED,
+    snippet,
+    drifts,
+    pages=pages_using(snippet),
 )
 print(terminal.report(verdict))

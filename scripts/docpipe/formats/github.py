@@ -17,12 +17,13 @@ from docpipe.recorded import versions
 from docpipe.recorded.drift import marked, with_marks
 from docpipe.recorded.record import Record, RecordError, load
 from docpipe.sections import SectionError, find_sections
+from docpipe.statuses import CheckStatus, DriftKind
 
 
 def annotate(result) -> None:
     """An `::error` workflow command per failure, drift, environment group and problem."""
     for v in result.verdicts:
-        if v.status in ("failed", "drifted"):
+        if v.status in (CheckStatus.FAILED, CheckStatus.DRIFTED):
             file, line, message = _where(v)
             print(_command(message, file=file, line=line, title=f"{v.subject} {v.status}"))
     for group in terminal.environment_groups(result.verdicts).values():
@@ -49,13 +50,13 @@ def summarise(result) -> None:
 
 def summary_markdown(result) -> str:
     problems = result.problems
-    shown = [v for v in result.verdicts if v.status in ("failed", "drifted")]
+    shown = [v for v in result.verdicts if v.status in (CheckStatus.FAILED, CheckStatus.DRIFTED)]
     groups = terminal.environment_groups(result.verdicts)
     if not shown and not groups and not problems:
         return f"## Snippet check: all {result.checked} snippets match their recordings\n\n"
     counts = terminal.counts(result) + (f", {len(problems)} site problems" if problems else "")
     out = [f"## Snippet check: {counts} ({result.checked} snippets checked)\n"]
-    out += [_failure(v) if v.status == "failed" else _drift(v) for v in _ordered(shown)]
+    out += [_failure(v) if v.status == CheckStatus.FAILED else _drift(v) for v in _ordered(shown)]
     out += [_environment(note, group) for note, group in groups.items()]
     if problems:
         out.append("### Site problems\n")
@@ -66,7 +67,9 @@ def summary_markdown(result) -> str:
 
 def _ordered(verdicts: list) -> list:
     """Failures first, then drifted snippets, then notebooks (as the terminal lists them)."""
-    return sorted(verdicts, key=lambda v: (v.status != "failed", v.snippet is None, v.subject))
+    return sorted(
+        verdicts, key=lambda v: (v.status != CheckStatus.FAILED, v.snippet is None, v.subject)
+    )
 
 
 def _drift(v) -> str:
@@ -82,9 +85,9 @@ def _drift(v) -> str:
         rel = v.snippet.project.rel
         for d in v.drifts:
             name = rel(d.path)
-            if d.problem == "missing":
+            if d.problem == DriftKind.MISSING:
                 out.append(f"`{name}` is missing (the run produces it).\n")
-            elif d.problem == "stale":
+            elif d.problem == DriftKind.STALE:
                 out.append(f"`{name}` is stale (the run no longer produces it).\n")
             elif d.path.suffix == ".svg":
                 figures = True
@@ -131,12 +134,12 @@ def _failure(v) -> str:
 def _where(v) -> tuple[str, int, str]:
     """The file and line an annotation points at, and its message."""
     report = terminal.report(v)
-    if v.status == "failed":
+    if v.status == CheckStatus.FAILED:
         return v.error.path or v.subject, v.error.line or 1, report
     if v.snippet is None:  # a notebook
         return v.subject, 1, report
     snippet, fix = v.snippet, terminal.fix(v)
-    hand_edited = next((d for d in v.drifts if d.problem == "differs"), None)
+    hand_edited = next((d for d in v.drifts if d.problem == DriftKind.DIFFERS), None)
     if hand_edited and not v.environment and v.since == []:
         name = snippet.project.rel(hand_edited.path)
         message = (

@@ -19,6 +19,7 @@ from pathlib import Path
 from docpipe.formats import terminal
 from docpipe.project import THEMES as PALETTES
 from docpipe.recorded.drift import Drift, marked
+from docpipe.statuses import CheckStatus, DriftKind
 
 THEMES = {"light": "Light palette", "dark": "Dark palette"}
 assert tuple(THEMES) == PALETTES  # the palettes the naming rule draws every figure in
@@ -40,13 +41,13 @@ def page(result) -> str:
     counts = f"{terminal.counts(result)}, {len(problems)} site problems"
     where = os.environ.get("GITHUB_SHA", "")
     shown = sorted(
-        (v for v in result.verdicts if v.status in ("failed", "drifted")),
-        key=lambda v: (v.status != "failed", v.snippet is None, v.subject),
+        (v for v in result.verdicts if v.status in (CheckStatus.FAILED, CheckStatus.DRIFTED)),
+        key=lambda v: (v.status != CheckStatus.FAILED, v.snippet is None, v.subject),
     )
     cards = [(_badge(v.status), v.subject, _verdict(v)) for v in shown]
     for note, group in terminal.environment_groups(result.verdicts).items():
         subject = f"{len(group)} snippets (environment stamp only)"
-        cards.append((_badge("environment-only"), subject, _environment(note, group)))
+        cards.append((_badge(CheckStatus.ENVIRONMENT_ONLY), subject, _environment(note, group)))
     contents = "".join(
         f'<li><a href="#f{i}">{badge} <code>{_e(subject)}</code></a></li>'
         for i, (badge, subject, _) in enumerate(cards)
@@ -91,7 +92,7 @@ def _verdict(v) -> str:
         parts.append(
             f"<p class='note'>The recording's environment differs: {_e(v.environment)}.</p>"
         )
-    if v.status == "failed":
+    if v.status == CheckStatus.FAILED:
         parts.append("<p>The run failed, so nothing was compared:</p>")
         parts.append(f"<pre>{_e(terminal.report(v))}</pre>")
         return "".join(parts)
@@ -118,19 +119,19 @@ def _verdict(v) -> str:
     return "".join(parts)
 
 
-def _badge(status: str) -> str:
-    if status == "environment-only":
+def _badge(status: CheckStatus) -> str:
+    if status == CheckStatus.ENVIRONMENT_ONLY:
         return '<span class="badge drifted">environment only</span>'
-    if status == "failed":
+    if status == CheckStatus.FAILED:
         return '<span class="badge failed">failed</span>'
     return '<span class="badge drifted">drifted</span>'
 
 
 def _text(name: str, d: Drift, actual: bytes | None) -> str:
     name = _e(name)
-    if d.problem == "missing":
+    if d.problem == DriftKind.MISSING:
         return f"<h3><code>{name}</code> is missing</h3><p>The run produces it; nothing is recorded.</p>"  # noqa: E501
-    if d.problem == "stale":
+    if d.problem == DriftKind.STALE:
         return f"<h3><code>{name}</code> is stale</h3><p>The run no longer produces it.</p>"
     recorded = d.path.read_text(encoding="utf-8", errors="replace").splitlines()
     now = (actual or b"").decode("utf-8", "replace").splitlines()

@@ -7,6 +7,7 @@ import sys
 import time
 
 from docpipe.run.pool import Outcome
+from docpipe.statuses import RunStatus
 
 
 class Progress:
@@ -25,11 +26,11 @@ class Progress:
             self.bar.set_postfix_str(f"snippets/{key}.py")
 
     def done(self, outcome: Outcome) -> None:
-        status = "ok" if outcome.result.status == "ok" else "FAILED"
-        line = f"{status:6} snippets/{outcome.key}.py ({outcome.seconds:.2f} s)"
+        ok = outcome.result.status == RunStatus.OK
+        line = f"{'ok' if ok else 'FAILED':6} snippets/{outcome.key}.py ({outcome.seconds:.2f} s)"
         if self.bar:
             self.bar.update(1)
-            if status != "ok":
+            if not ok:
                 self.bar.write(line)
         else:
             print(line, flush=True)

@@ -4,6 +4,7 @@ test shows, and the report every other formatter quotes (GitHub, the HTML report
 from __future__ import annotations
 
 from docpipe.recorded.drift import marked, with_marks
+from docpipe.statuses import CheckStatus, DriftKind
 
 ENVIRONMENT_FIX = (
     "install the pinned torch, or upgrade: bump the pin, then regenerate"
@@ -13,9 +14,9 @@ ENVIRONMENT_FIX = (
 
 def fix(verdict) -> str:
     """The command that makes a drifted subject match its run ("" for a failure)."""
-    if verdict.status == "failed":
+    if verdict.status == CheckStatus.FAILED:
         return ""
-    if verdict.status == "environment-only":
+    if verdict.status == CheckStatus.ENVIRONMENT_ONLY:
         return ENVIRONMENT_FIX
     if verdict.snippet is None:
         return "python scripts/regen.py"
@@ -24,9 +25,9 @@ def fix(verdict) -> str:
 
 def report(verdict) -> str:
     """A verdict as the terminal shows it ("" for a snippet that matches its recording)."""
-    if verdict.status == "failed":
+    if verdict.status == CheckStatus.FAILED:
         return failure(verdict.failure)
-    if verdict.status != "drifted":
+    if verdict.status != CheckStatus.DRIFTED:
         return ""
     if verdict.snippet is None:
         return _notebook(verdict)
@@ -36,14 +37,14 @@ def report(verdict) -> str:
         out.append(f"  environment differs too (not shown in the diff): {verdict.environment}")
     out.append(f"  shown on: {', '.join(verdict.pages) if verdict.pages else '(no page)'}")
     for d in verdict.drifts:
-        if d.problem == "differs":
+        if d.problem == DriftKind.DIFFERS:
             out.append(f"  {rel(d.path)} differs from the actual run:")
             out.append(_indented(d.diff))
             for line, old, new in marked(d):
                 out.append(f"    line {line} changed (\u00ab\u00bb mark what differs):")
                 out.append(f"      recorded: {with_marks(old)}")
                 out.append(f"      run:      {with_marks(new)}")
-        elif d.problem == "missing":
+        elif d.problem == DriftKind.MISSING:
             out.append(f"  {rel(d.path)} is missing (the run produces it)")
         else:
             out.append(f"  {rel(d.path)} is stale (the run no longer produces it)")
@@ -61,9 +62,9 @@ def failure(f) -> str:
 def _notebook(verdict) -> str:
     (d,) = verdict.drifts
     what = {
-        "differs": "differs from what regen writes",
-        "missing": "is missing",
-        "stale": "belongs to no tutorial page",
+        DriftKind.DIFFERS: "differs from what regen writes",
+        DriftKind.MISSING: "is missing",
+        DriftKind.STALE: "belongs to no tutorial page",
     }[d.problem]
     out = [f"DRIFT {verdict.subject} {what} (generated from {verdict.page})"]
     out += [f"  {cell}" for cell in verdict.cells]
@@ -81,7 +82,7 @@ def environment_groups(verdicts) -> dict[str, list]:
     """The verdicts that differ only in the environment stamp, by how the stamp differs."""
     groups: dict[str, list] = {}
     for v in sorted(verdicts, key=lambda v: v.subject):
-        if v.status == "environment-only":
+        if v.status == CheckStatus.ENVIRONMENT_ONLY:
             groups.setdefault(v.environment, []).append(v)
     return groups
 

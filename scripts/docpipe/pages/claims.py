@@ -19,6 +19,7 @@ from pathlib import Path
 
 from docpipe import vacuous
 from docpipe.pages.reading import CLAIM, markdown_pages
+from docpipe.pages.reproduced import claim_versions
 from docpipe.pages.sentences import SENTENCE_END  # the one rule for where a sentence ends
 from docpipe.problems import DocpipeError, Problem
 from docpipe.project import Project, Snippet
@@ -238,8 +239,6 @@ def _source(snippet: Snippet) -> str:
 
 def _verified(snippet: Snippet, section: str) -> str:
     """The other torch versions under which the asserts held (docpipe.verify), for a tooltip."""
-    from docpipe.pages.reproduced import claim_versions
-
     held = claim_versions(snippet, section)
     return f", and in verified runs with torch {', '.join(held)}" if held else ""
 

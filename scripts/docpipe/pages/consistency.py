@@ -10,12 +10,16 @@ from functools import lru_cache
 from pathlib import Path
 
 from docpipe.catalog import Catalog
-from docpipe.pages import markup
+from docpipe.pages import claims, markup, rules
 from docpipe.pages import reading as pages
+from docpipe.pages.claims import LOOSE
+from docpipe.pages.notebooks import notebook_path, tutorial_pages
+from docpipe.pages.outputs import OutputIncludeError, blocks, part, source_sections
 from docpipe.problems import Problem
 from docpipe.project import Project
+from docpipe.recorded.record import RecordError, load
 from docpipe.recorded.writing import LEFTOVER
-from docpipe.sections import CLAIM_PREFIX, SectionError, find_sections
+from docpipe.sections import CLAIM_PREFIX, SectionError, find_sections, preprocessor
 
 OUTPUT_LANGS = {"text", "console", "output", "pycon", "txt", "plaintext"}
 SNIPPETS_SYNTAX = "pymdownx.snippets acts on it"
@@ -55,8 +59,6 @@ def output_problems(cat: Catalog) -> list[Problem]:
     recorded, claims that check nothing, and what the page rules find in prose (docpipe.pages.rules:
     typed numbers, general sentences, unasserted agreement): reported by --check, but no reason
     to refuse a regen."""
-    from docpipe.pages import claims, rules
-
     project = cat.project
     found = claims.problems(project) + rules.problems(cat)
     uses = pages.all_uses(project)
@@ -138,8 +140,6 @@ def include_problems(
 def _output_section_problems(project: Project, inc, where: tuple[str, int]) -> list[Problem]:
     """An include of a section's recorded output names a section of its snippet's source
     (whether it printed is for output_problems: the record may not be made yet)."""
-    from docpipe.pages.outputs import source_sections
-
     snippet = project.owner(inc.path)
     spans = source_sections(snippet)
     if spans is None or inc.section in spans:
@@ -161,9 +161,6 @@ def output_includes(project: Project, page: Path) -> list[Problem]:
     between. A whole output shown on a page that shows its snippet's code sits under the code
     of the last section that printed. (Needs the records: reported by --check and the build,
     not before a regen.)"""
-    from docpipe.pages.outputs import OutputIncludeError, blocks, part, source_sections
-    from docpipe.recorded.record import RecordError, load
-
     name = project.rel(page)
     found: list[Problem] = []
     code: list[tuple[int, object, str]] = []  # (fence line, snippet, section) of code blocks
@@ -314,8 +311,6 @@ def unread_markers(project: Project, page: Path) -> list[Problem]:
     """`{{ ... }}` that is neither a value (`{{ <key>.py:<name> }}`) nor a claim marker: the
     build would publish it as literal braces. In prose, links, HTML and image text every one
     is named; in math only one naming a .py (LaTeX groups braces)."""
-    from docpipe.pages.claims import LOOSE
-
     text = markup.without_examples(page.read_text(encoding="utf-8"))
     masked = pages.CLAIM.sub(MASK, pages.VALUE.sub(MASK, text))
     found = []
@@ -361,8 +356,6 @@ def unread_markers(project: Project, page: Path) -> list[Problem]:
 def swallowed_lines(project: Project, output: Path, where: tuple[str, int]) -> list[Problem]:
     """Output lines pymdownx.snippets would act on even inside an included file (an include
     line is expanded, a section marker deleted), so the page would not show them as recorded."""
-    from docpipe.sections import preprocessor
-
     pre = preprocessor(project.site.snippets_options)
     lines = output.read_text(encoding="utf-8").splitlines()
     return [
@@ -506,8 +499,6 @@ UNNAMED = (
 def nav_problems(project: Project) -> list[Problem]:
     """Every page and every generated notebook must be reachable from the nav of mkdocs.yml
     (as MkDocs' config loader reads it: Project.site.nav)."""
-    from docpipe.pages.notebooks import notebook_path, tutorial_pages
-
     listed = project.site.nav
     if listed is None:
         return []  # MkDocs then lists every page itself

@@ -42,6 +42,15 @@ def tutorial_pages(project: Project) -> list[Path]:
     ]
 
 
+def inputs(project: Project, page: Path) -> list[Path]:
+    """What a page's notebook is made from, in a fixed order: the page, each snippet it shows
+    with its recorded run, the files it shows (the regen cache keys the notebook on them)."""
+    found = pages.uses(project, page)
+    snippets = sorted({u.snippet for u in found if u.snippet})
+    files = sorted({u.path for u in found if u.kind == "file"})
+    return [page, *(p for s in snippets for p in (s.source, s.record)), *files]
+
+
 def section_code(snippet: Snippet, section: str) -> str:
     options = snippet.project.site.snippets_options
     return section_text(snippet.source.read_text(encoding="utf-8"), section, options)
@@ -156,6 +165,28 @@ def render(project: Project, page: Path) -> bytes:
     import nbformat
 
     return (nbformat.writes(build(project, page)) + "\n").encode()
+
+
+def differing_cells(project: Project, path: Path) -> list[str]:
+    """Name the cells of a committed notebook that differ from the regenerated one."""
+    import nbformat
+
+    page = project.docs / path.relative_to(project.notebooks).with_suffix(".md")
+    new = nbformat.reads(render(project, page).decode(), as_version=4).cells
+    try:
+        old = nbformat.read(path, as_version=4).cells
+    except Exception as e:  # a hand-broken file is still named, with why it cannot be read
+        return [f"cannot read it: {e}"]
+    lines = []
+    for index in range(max(len(old), len(new))):
+        a = old[index] if index < len(old) else None
+        b = new[index] if index < len(new) else None
+        if a != b:
+            cell = b or a
+            origin = cell.get("metadata", {}).get("docpipe")
+            where = f" ({origin['snippet']}:{origin['section']})" if origin else ""
+            lines.append(f"cell {index} [{cell.get('id', '?')}]{where} differs")
+    return lines
 
 
 def expected(project: Project) -> dict[Path, bytes]:

@@ -125,10 +125,3 @@ def covering(text: str, start: int, end: int, allowed: tuple[str, ...]) -> str |
             if m.start() <= start and end <= m.end():
                 return phrase
     return None
-
-
-def problems(cat) -> list[Problem]:
-    """The problems of this rule alone, site-wide (docpipe.pages.rules runs every page rule)."""
-    from docpipe.pages import rules
-
-    return rules.problems(cat, only=("number-in-prose",))

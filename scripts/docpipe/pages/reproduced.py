@@ -12,19 +12,20 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from docpipe.catalog import CatalogError, current
 from docpipe.pages import reading as pages
+from docpipe.pages.outputs import output_blocks
 from docpipe.project import Project, Snippet
 from docpipe.recorded import record as records
 from docpipe.recorded import verified as verify
 from docpipe.recorded.drift import changed_span, excerpt
 from docpipe.recorded.versions import public
+from docpipe.statuses import ClaimStatus, VerifiedStatus
 
 NOTED_LINES = 3  # a block's note quotes at most this many changed lines per version
 
 
 def _settings(snippet: Snippet):
-    from docpipe.catalog import CatalogError, current
-
     try:
         return current(snippet.project).settings.get(snippet)
     except CatalogError:
@@ -47,7 +48,7 @@ def box(project: Project, snippets: set[Snippet]) -> str:
         if verify.load(project, version) is None:
             parts.append(f"{version} (not verified yet)")
             continue
-        by: dict[str, list[str]] = {}
+        by: dict[VerifiedStatus, list[str]] = {}
         for snippet in sorted(snippets):
             found = verify.status(snippet, version, _settings(snippet))
             by.setdefault(found.verdict, []).append(_failing(found, snippet.name))
@@ -58,30 +59,32 @@ def box(project: Project, snippets: set[Snippet]) -> str:
 def _failing(found, name: str) -> str:
     """A snippet's name, and for one that failed, the claims that failed and where it stopped
     (its first claim that failed stops the run: the claims after it are not run)."""
-    if found.verdict != verify.FAILED:
+    if found.verdict != VerifiedStatus.FAILED:
         return name
-    failed = [c for c, held in sorted(found.entry.get("claims", {}).items()) if held == "failed"]
+    failed = [
+        c for c, held in sorted(found.entry.get("claims", {}).items()) if held == ClaimStatus.FAILED
+    ]
     error = found.entry.get("error", "").strip().rstrip(":")
     what = f"{name} fails {'its claim ' + ', '.join(failed) if failed else 'its run'}"
     return f"{what} ({error})" if error else what
 
 
-def _verdict(by: dict[str, list[str]]) -> str:
+def _verdict(by: dict[VerifiedStatus, list[str]]) -> str:
     said = []
-    if by.get(verify.FAILED):
-        said.append("; ".join(by[verify.FAILED]))  # each says what failed (_failing)
-    if by.get(verify.DIFFERS):
-        differs = by[verify.DIFFERS]
+    if by.get(VerifiedStatus.FAILED):
+        said.append("; ".join(by[VerifiedStatus.FAILED]))  # each says what failed (_failing)
+    if by.get(VerifiedStatus.DIFFERS):
+        differs = by[VerifiedStatus.DIFFERS]
         said.append(
             f"{_names(differs)} {_verb(differs, 'prints', 'print')} otherwise,"
             " as the note under its output says"
         )
-    if by.get(verify.STALE):
-        stale = by[verify.STALE]
+    if by.get(VerifiedStatus.STALE):
+        stale = by[VerifiedStatus.STALE]
         said.append(f"not verified since {_names(stale)} {_verb(stale, 'changed', 'changed')}")
     if not said:
         return "same output"
-    if not by.get(verify.SAME):
+    if not by.get(VerifiedStatus.SAME):
         return "; ".join(said)
     return "same output, except: " + "; ".join(said)
 
@@ -138,8 +141,6 @@ def _code(parts: tuple[str, str, str]) -> str:
 
 def with_notes(project: Project, markdown: str, page: Path) -> str:
     """Under each output block that a verified version prints otherwise, a small note."""
-    from docpipe.pages.outputs import output_blocks
-
     lines = markdown.split("\n")
     for inc, shown in reversed(output_blocks(project, page, markdown)):
         use = pages.classify(project, inc)
@@ -157,5 +158,7 @@ def with_notes(project: Project, markdown: str, page: Path) -> str:
 def claim_versions(snippet: Snippet, section: str) -> list[str]:
     """The verified versions under which a claim's asserts held (verifications that hold)."""
     return [
-        s.version for s in statuses(snippet) if s.entry.get("claims", {}).get(section) == "held"
+        s.version
+        for s in statuses(snippet)
+        if s.entry.get("claims", {}).get(section) == ClaimStatus.HELD
     ]

@@ -318,28 +318,26 @@ def fresh(
     return all(digests.at(path) == digest for path, digest in cached["files"].items())
 
 
-def notebook_made_from(project: Project, page: Path) -> str:
-    """A notebook depends on its page, the snippets it shows and their recorded runs."""
-    from docpipe.pages.reading import uses
-
+def notebook_made_from(project: Project, inputs: list[Path]) -> str:
+    """A notebook's key: the runner and the files it is made from, in order (its page, the
+    snippets it shows and their recorded runs: docpipe.pages.notebooks.inputs)."""
     h = hashlib.sha256((runner_digest() + "\0").encode())
-    found = uses(project, page)
-    snippets = sorted({u.snippet for u in found if u.snippet})
-    files = sorted({u.path for u in found if u.kind == "file"})
-    for path in [page, *(p for s in snippets for p in (s.source, s.record)), *files]:
+    for path in inputs:
         h.update(project.rel(path).encode() + b"\0")
         h.update(path.read_bytes() if path.is_file() else b"<absent>")
     return h.hexdigest()
 
 
-def notebook_fresh(project: Project, page: Path, notebook: Path, cached: dict | None) -> bool:
+def notebook_fresh(
+    project: Project, inputs: list[Path], notebook: Path, cached: dict | None
+) -> bool:
     return bool(
         cached
         and notebook.is_file()
-        and cached.get("made_from") == notebook_made_from(project, page)
+        and cached.get("made_from") == notebook_made_from(project, inputs)
         and cached.get("digest") == _digest(notebook.read_bytes())
     )
 
 
-def notebook_entry(project: Project, page: Path, data: bytes) -> dict:
-    return {"made_from": notebook_made_from(project, page), "digest": _digest(data)}
+def notebook_entry(project: Project, inputs: list[Path], data: bytes) -> dict:
+    return {"made_from": notebook_made_from(project, inputs), "digest": _digest(data)}

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docpipe.project import Project, Snippet
+from docpipe.recorded.record import RecordError, load
+from docpipe.statuses import DriftKind
 
 DIFF_LINES = 60  # a drift report shows at most this many diff lines per file
 
@@ -28,7 +30,7 @@ class Change:
 @dataclass(frozen=True)
 class Drift:
     path: Path
-    problem: str  # "differs", "missing" or "stale"
+    problem: DriftKind
     diff: str = ""
     changes: tuple[Change, ...] = ()  # the changed lines paired one to one, for marking
     first_line: int = 1  # the recorded file's first line that differs (or where lines go in)
@@ -38,11 +40,13 @@ def compare(project: Project, expected: dict[Path, bytes], on_disk: set[Path]) -
     drifts = []
     for path, data in sorted(expected.items()):
         if not path.exists():
-            drifts.append(Drift(path, "missing"))
+            drifts.append(Drift(path, DriftKind.MISSING))
         elif (old := path.read_bytes()) != data:
             diff = unified(project.rel(path), old, data)
-            drifts.append(Drift(path, "differs", diff, changes(old, data), first_line(old, data)))
-    drifts += [Drift(p, "stale") for p in sorted(on_disk - set(expected))]
+            drifts.append(
+                Drift(path, DriftKind.DIFFERS, diff, changes(old, data), first_line(old, data))
+            )
+    drifts += [Drift(p, DriftKind.STALE) for p in sorted(on_disk - set(expected))]
     return drifts
 
 
@@ -142,8 +146,6 @@ def unified(name: str, recorded: bytes, actual: bytes) -> str:
 
 
 def recorded_environment(snippet: Snippet) -> dict | None:
-    from docpipe.recorded.record import RecordError, load
-
     try:
         return load(snippet).environment
     except RecordError:  # missing or hand-broken: the drift report names the file itself
@@ -159,27 +161,3 @@ def environment_note(recorded: dict | None, running: dict) -> str:
         if recorded.get(name) != running[name]
     ]
     return "recorded with " + "; ".join(changed) if changed else ""
-
-
-def notebook_cells(project: Project, path: Path) -> list[str]:
-    """Name the cells of a committed notebook that differ from the regenerated one."""
-    import nbformat
-
-    from docpipe.pages.notebooks import render
-
-    page = project.docs / path.relative_to(project.notebooks).with_suffix(".md")
-    new = nbformat.reads(render(project, page).decode(), as_version=4).cells
-    try:
-        old = nbformat.read(path, as_version=4).cells
-    except Exception as e:  # a hand-broken file is still named, with why it cannot be read
-        return [f"cannot read it: {e}"]
-    lines = []
-    for index in range(max(len(old), len(new))):
-        a = old[index] if index < len(old) else None
-        b = new[index] if index < len(new) else None
-        if a != b:
-            cell = b or a
-            origin = cell.get("metadata", {}).get("docpipe")
-            where = f" ({origin['snippet']}:{origin['section']})" if origin else ""
-            lines.append(f"cell {index} [{cell.get('id', '?')}]{where} differs")
-    return lines

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from docpipe.catalog import Settings
 from docpipe.project import ABSENT, Project, Snippet
+from docpipe.recorded.record import RecordError, load
 
 SETTINGS = "snippets/snippets.toml"  # the name its settings are recorded under
 AUTHORED = ("snippets/", "scripts/figures/")  # where the files an author edits live
@@ -125,8 +126,6 @@ def changed(recorded: dict[str, str], now: dict[str, str]) -> list[str]:
 def recorded(snippet: Snippet) -> dict[str, str] | None:
     """The inputs its record names ({} for a record older than them), None if unrecorded (or
     its record cannot be read: the check names it)."""
-    from docpipe.recorded.record import RecordError, load
-
     try:
         return dict(load(snippet).inputs)
     except RecordError:

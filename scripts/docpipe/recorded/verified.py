@@ -12,9 +12,9 @@ from functools import cache
 from pathlib import Path
 
 from docpipe.project import Project, Snippet
-
-SAME, DIFFERS, FAILED, STALE = "same", "differs", "failed", "not verified"
-HELD, BROKE, NOT_RUN = "held", "failed", "not run"
+from docpipe.recorded import fingerprints, record
+from docpipe.recorded.versions import PinError, pin
+from docpipe.statuses import VerifiedStatus
 
 
 def result_path(project: Project, version: str) -> Path:
@@ -23,16 +23,14 @@ def result_path(project: Project, version: str) -> Path:
 
 def recorded_digest(snippet: Snippet, on_disk: set[Path] | None = None) -> str:
     """What a verification compared with: the snippet's recorded files, the stamp left out."""
-    from docpipe.recorded.record import RecordError, load
-
     files = on_disk if on_disk is not None else recorded_files(snippet)
     digest = hashlib.sha256()
     for path in sorted(files):
         data = path.read_bytes()
         if path == snippet.record:
             try:
-                data = replace(load(snippet), environment={}).to_bytes()
-            except RecordError:
+                data = replace(record.load(snippet), environment={}).to_bytes()
+            except record.RecordError:
                 pass
         digest.update(f"{snippet.project.rel(path)}\0{len(data)}\0".encode() + data)
     return digest.hexdigest()
@@ -50,12 +48,12 @@ class Status:
     """A snippet's standing under one verified version."""
 
     version: str
-    verdict: str  # SAME, DIFFERS, FAILED or STALE
+    verdict: VerifiedStatus
     entry: dict = field(default_factory=dict, compare=False)
 
     @property
     def differences(self) -> list[dict]:
-        return self.entry.get("differences", []) if self.verdict == DIFFERS else []
+        return self.entry.get("differences", []) if self.verdict == VerifiedStatus.DIFFERS else []
 
 
 def load(project: Project, version: str) -> dict | None:
@@ -75,8 +73,6 @@ def _load(path: Path, mtime: int) -> dict | None:
 
 def versions(project: Project) -> tuple[str, ...]:
     """The versions the site is verified with: pyproject.toml's list."""
-    from docpipe.recorded.versions import PinError, pin
-
     try:
         pinned = pin(project)
     except PinError:
@@ -87,17 +83,18 @@ def versions(project: Project) -> tuple[str, ...]:
 def status(snippet: Snippet, version: str, settings=None, data=None) -> Status:
     """Whether the committed verification of `version` still holds for the snippet: it does
     unless the snippet, its inputs or its recording changed since it was verified."""
-    from docpipe.recorded import fingerprints
-
     verification = load(snippet.project, version)
     entry = (verification or {}).get("snippets", {}).get(snippet.name)
     if not entry or entry.get("recorded") != recorded_digest(snippet):
-        return Status(version, STALE)
+        return Status(version, VerifiedStatus.STALE)
     if settings is not None and entry.get("inputs"):
         now = fingerprints.current(snippet, settings, entry["inputs"], data)
         if fingerprints.changed(entry["inputs"], now):
-            return Status(version, STALE)
-    return Status(version, entry["verdict"], entry)
+            return Status(version, VerifiedStatus.STALE)
+    try:
+        return Status(version, VerifiedStatus(entry.get("verdict")), entry)
+    except ValueError:  # a verdict no verification writes (a hand-edited file): it holds nothing
+        return Status(version, VerifiedStatus.STALE)
 
 
 def unverified(snippets: list[Snippet], cat) -> dict[str, list[Snippet]]:
@@ -108,7 +105,9 @@ def unverified(snippets: list[Snippet], cat) -> dict[str, list[Snippet]]:
     data = data_files(cat.project)
     for version in versions(cat.project):
         outdated = [
-            s for s in snippets if status(s, version, cat.settings[s], data).verdict == STALE
+            s
+            for s in snippets
+            if status(s, version, cat.settings[s], data).verdict == VerifiedStatus.STALE
         ]
         if outdated:
             found[version] = outdated

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from docpipe import environment
 from docpipe.problems import DocpipeError, Problem
 from docpipe.project import Project, Snippet
+from docpipe.recorded.drift import recorded_environment
 
 PYPROJECT = "pyproject.toml"  # at the project's root
 TOOL = "autograd-docs"
@@ -115,12 +117,10 @@ def public(torch: str) -> str:
 
 def running_torch() -> tuple[str, str]:
     """The running torch's version with its build, and the file that says it."""
-    from docpipe.environment import stamp
-
     spec = importlib.util.find_spec("torch")
     locations = list(spec.submodule_search_locations or []) if spec else []
     where = str(Path(locations[0]) / "version.py") if locations else "(no torch installed)"
-    return stamp()["torch"], where
+    return environment.stamp()["torch"], where
 
 
 def running_problems(project: Project, running: tuple[str, str] | None = None) -> list[Problem]:
@@ -133,8 +133,6 @@ def problems(
 ) -> list[Problem]:
     """One problem when the running torch or the records of these snippets differ from the
     pin (none when they agree, or there is no pyproject.toml)."""
-    from docpipe.recorded.drift import recorded_environment
-
     try:
         pinned = pin(project)
     except PinError as e:

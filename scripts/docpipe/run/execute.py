@@ -48,6 +48,7 @@ from docpipe import PACKAGE
 from docpipe.catalog import DEFAULT_MEMORY
 from docpipe.project import ABSENT, Project, Snippet
 from docpipe.recorded import fingerprints
+from docpipe.statuses import RunStatus
 
 # The fixed environment of every run. None of it changes a result; it makes runs repeatable.
 RUN_ENV = {
@@ -160,7 +161,7 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
         _note_local_modules(inside, result, imports)
         # What the page shows ends here: values and figures must not print into it.
         _capture_output(workdir / "aside.txt")
-        if result.status == "ok":
+        if result.status == RunStatus.OK:
             result.values = _values(snippet, job.values, vars(module))
             started = time.perf_counter()
             result.figures = _figures(snippet, vars(module))
@@ -493,7 +494,7 @@ def _end_what_it_started(snippet: Snippet, result: Result, stream, started_by) -
             "a process it started was refused a write into the repository, which only the"
             f" scratch folder may take; it printed: {refused[0].strip()[:300]}"
         )
-    if result.status == "error" and not ended and late <= 0:
+    if result.status == RunStatus.ERROR and not ended and late <= 0:
         return  # the snippet failed already, at its own line (a refusal it did not survive)
     result.fail("; ".join(said), snippet.name, line)
 

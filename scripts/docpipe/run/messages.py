@@ -22,6 +22,7 @@ MalformedResult, and the pool fails that snippet's run with it; nothing it wrote
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import re
 import types
@@ -32,6 +33,7 @@ from pathlib import Path
 
 from docpipe.problems import RUN, Problem
 from docpipe.project import ABSENT
+from docpipe.statuses import RunStatus
 
 # The zygote's preloads, comma-separated, in the environment it starts with (docpipe.run.preload).
 PRELOADS = "DOCPIPE_PRELOADS"
@@ -64,7 +66,7 @@ class Result:
     """What the child found, written to the job's result.json (encode_result), read back by
     the parent (decode_result)."""
 
-    status: str = "ok"  # ok | error
+    status: RunStatus = RunStatus.OK
     # A failed run's error: what went wrong (error), and where: the file (relative to the
     # root: the snippet, its figure code, snippets.toml) and its line, 0 for none. Set through
     # fail(); its text is composed from these fields (problem), never parsed back.
@@ -103,8 +105,9 @@ class Result:
         """Fail the run with this error. An error it has already stays its error, and this
         one is said after it, with its place; with `first`, this one becomes its error and
         the one before is said after it."""
-        if self.status != "error" or not self.error:
-            self.status, self.error, self.error_path, self.error_line = "error", message, path, line
+        if self.status != RunStatus.ERROR or not self.error:
+            self.status = RunStatus.ERROR
+            self.error, self.error_path, self.error_line = message, path, line
             return
         if first:
             earlier = str(self.problem)
@@ -241,8 +244,6 @@ def decode_result(data: bytes, snippet) -> Result:
     """The Result a child wrote for this snippet (a docpipe.project.Snippet), checked field by
     field and against its project; MalformedResult says what is wrong."""
     result = _build(Result, _json_object(data, MalformedResult), MalformedResult)
-    if result.status not in ("ok", "error"):
-        raise MalformedResult(f"status {result.status!r}")
     if result.error_path and not _repository_file(result.error_path):
         raise MalformedResult(f"error_path {result.error_path!r} is no repository file path")
     if result.error_line < 0:
@@ -253,7 +254,7 @@ def decode_result(data: bytes, snippet) -> Result:
         if digest != ABSENT and not _DIGEST.fullmatch(digest):
             raise MalformedResult(f"input {relative!r} has digest {digest[:80]!r}")
     project = snippet.project
-    if result.status == "ok":
+    if result.status == RunStatus.OK:
         for relative in (project.rel(snippet.source), project.rel(snippet.figure_code)):
             if relative not in result.inputs:
                 raise MalformedResult(f"its inputs do not name {relative}")
@@ -310,6 +311,11 @@ def _value(value, hint, name: str, error: type[MalformedMessage]):
             except MalformedMessage:
                 continue
         raise error(f"{name} is a {type(value).__name__}")
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        try:
+            return hint(value)
+        except ValueError:  # no member spells it (a status the parent does not know)
+            raise error(f"{name} {value!r}") from None
     if dataclasses.is_dataclass(hint):
         if not isinstance(value, dict):
             raise error(f"{name} is a {type(value).__name__}")

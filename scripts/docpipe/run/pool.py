@@ -31,6 +31,7 @@ from docpipe.project import Project, Snippet
 from docpipe.run import execute, machine, messages, namespaces, tripwire, zygote
 from docpipe.run.machine import default_jobs
 from docpipe.run.messages import Job, MalformedResult, Result, decode_result
+from docpipe.statuses import RunStatus
 
 OUTPUT_CAP = 1 << 20  # bytes; more than a page could ever show
 
@@ -387,7 +388,7 @@ def _collect(
             except (OSError, MalformedResult) as e:
                 error = f"its run left a malformed result ({e}); nothing of it is trusted"
             else:
-                if result.status == "ok" and not result.sealed and execute.sealable():
+                if result.status == RunStatus.OK and not result.sealed and execute.sealable():
                     error = "ran unsealed: its process could not restrict itself with Landlock"
         elif not error:
             error = _death(exitcode)
@@ -396,7 +397,7 @@ def _collect(
                 output = f.read(OUTPUT_CAP + 1)
         except FileNotFoundError:  # the child died before it could capture anything
             output = b""
-        if len(output) > OUTPUT_CAP and result.status == "ok":
+        if len(output) > OUTPUT_CAP and result.status == RunStatus.OK:
             size = os.path.getsize(job.output)
             error = f"printed {size / (1 << 20):.1f} MiB; the cap is {OUTPUT_CAP >> 20} MiB"
         output = output[:OUTPUT_CAP]

@@ -27,6 +27,7 @@ from docpipe.project import Project, Snippet
 from docpipe.recorded.drift import unified
 from docpipe.run.execute import RUN_ENV
 from docpipe.run.normalise import normalise_noting
+from docpipe.statuses import ReaderStatus
 
 RUNNER_VARIABLES = {*RUN_ENV, "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"}
 
@@ -77,8 +78,8 @@ def run_as_reader(snippet: Snippet, clone: Path, timeout: float) -> str:
     return b"".join(chunks).decode("utf-8", "backslashreplace")
 
 
-def compare(snippet: Snippet, cat: Catalog, clone: Path) -> tuple[str, str]:
-    """("same" | "disclosed" | "differs", detail) for one snippet."""
+def compare(snippet: Snippet, cat: Catalog, clone: Path) -> tuple[ReaderStatus, str]:
+    """(how a reader's run compares with the record, detail) for one snippet."""
     shown = run_as_reader(snippet, clone, cat.settings[snippet].timeout)
     root = snippet.project.root
     as_if_here = shown.replace(str(clone), str(root))
@@ -86,10 +87,10 @@ def compare(snippet: Snippet, cat: Catalog, clone: Path) -> tuple[str, str]:
     recorded = snippet.output.read_bytes() if snippet.output.is_file() else b""
     diff = unified(snippet.project.rel(snippet.output), recorded, as_if_here.encode())
     if normalised.encode() != recorded:
-        return "differs", diff.replace("(actual run)", "(a reader's run)")
+        return ReaderStatus.DIFFERS, diff.replace("(actual run)", "(a reader's run)")
     if changed:
-        return "disclosed", f"differs only where the page says so ({', '.join(changed)})"
-    return "same", ""
+        return ReaderStatus.DISCLOSED, f"differs only where the page says so ({', '.join(changed)})"
+    return ReaderStatus.SAME, ""
 
 
 def make_clone(project: Project, clone: Path) -> None:
