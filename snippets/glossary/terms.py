@@ -383,3 +383,69 @@ for u in (torch.tensor([1.0, 0.0]), torch.tensor([0.5, -2.0])):
     _, tangent = torch.func.jvp(pair, (jac_at,), (u,))
     assert torch.allclose(tangent, jac @ u, rtol=1e-6, atol=0)
 # --8<-- [end:claim-jacobian]
+
+
+# --8<-- [start:claim-accumulation]
+# backward() once per equal micro-batch, each loss divided by their number,
+# .grad adding up: the whole batch's gradient; for several splits
+acc_data = torch.randn(12, 3, generator=torch.Generator().manual_seed(0))
+acc_target = acc_data.sum(1)
+acc_model = torch.nn.Linear(3, 1)
+acc_whole = torch.autograd.grad(
+    torch.nn.functional.mse_loss(acc_model(acc_data).squeeze(1), acc_target),
+    list(acc_model.parameters()),
+)
+for acc_parts in (1, 2, 3, 4, 6):
+    acc_model.zero_grad()
+    for acc_x, acc_y in zip(
+        acc_data.chunk(acc_parts), acc_target.chunk(acc_parts), strict=True
+    ):
+        acc_loss = torch.nn.functional.mse_loss(
+            acc_model(acc_x).squeeze(1), acc_y
+        )
+        (acc_loss / acc_parts).backward()
+    for acc_p, acc_g in zip(acc_model.parameters(), acc_whole, strict=True):
+        assert torch.allclose(acc_p.grad, acc_g, rtol=1e-5, atol=1e-6)
+# --8<-- [end:claim-accumulation]
+
+# --8<-- [start:claim-clipping]
+# clip_grad_norm_: one factor for every entry, the norm of all gradients
+# together at most max_norm, the direction kept (a norm within the bound
+# unchanged); clip_grad_value_: each entry clamped to [-v, v] on its own
+for clip_bound in (0.1, 1.0, 3.0, 100.0):
+    clip_w = torch.nn.Parameter(torch.zeros(3))
+    clip_b = torch.nn.Parameter(torch.zeros(2))
+    clip_w.grad = torch.tensor([3.0, -0.05, 1.0])
+    clip_b.grad = torch.tensor([-2.0, 0.5])
+    clip_before = torch.cat([clip_w.grad, clip_b.grad])
+    clip_norm = torch.nn.utils.clip_grad_norm_([clip_w, clip_b], clip_bound)
+    clip_after = torch.cat([clip_w.grad, clip_b.grad])
+    assert torch.allclose(clip_norm, clip_before.norm())
+    assert clip_after.norm() <= clip_bound * (1 + 1e-6)
+    clip_factor = min(1.0, clip_bound / (clip_before.norm().item() + 1e-6))
+    assert torch.allclose(clip_after, clip_before * clip_factor, rtol=1e-6)
+    clip_w.grad = torch.tensor([3.0, -0.05, 1.0])
+    clip_b.grad = torch.tensor([-2.0, 0.5])
+    torch.nn.utils.clip_grad_value_([clip_w, clip_b], clip_bound)
+    clip_clamped = torch.cat([clip_w.grad, clip_b.grad])
+    assert torch.equal(
+        clip_clamped, clip_before.clamp(-clip_bound, clip_bound)
+    )
+# --8<-- [end:claim-clipping]
+
+# --8<-- [start:claim-mixed-precision]
+# under torch.autocast on the CPU (bfloat16): a linear layer's output is
+# bfloat16, a mean squared error float32; parameters and gradients float32
+for mix_shape in ((4, 3), (1, 3), (2, 5, 3)):
+    mix_model = torch.nn.Linear(3, 2)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        mix_out = mix_model(torch.ones(mix_shape))
+        mix_loss = torch.nn.functional.mse_loss(
+            mix_out, torch.zeros(mix_out.shape)
+        )
+    mix_loss.backward()
+    assert mix_out.dtype == torch.bfloat16
+    assert mix_loss.dtype == torch.float32
+    for mix_p in mix_model.parameters():
+        assert mix_p.dtype == mix_p.grad.dtype == torch.float32
+# --8<-- [end:claim-mixed-precision]

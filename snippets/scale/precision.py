@@ -132,7 +132,8 @@ assert scales[3] == 2 * scales[2] and scales[9] == 2 * scales[8]
 # --8<-- [start:claim-formats]
 # 16-bit formats take half the bytes of float32; bfloat16 keeps float32's
 # range with fewer digits; float16 has more digits than bfloat16, a smaller
-# range, and turns numbers that are too small into zero
+# range, turns numbers that are too small into zero and those that are too
+# large into inf
 fmt32 = torch.finfo(torch.float32)
 for fmt_dtype in [torch.bfloat16, torch.float16]:
     assert torch.empty(8, dtype=fmt_dtype).element_size() * 2 == 4
@@ -142,4 +143,8 @@ assert fmt_b.max > 0.99 * fmt32.max and fmt_b.tiny == fmt32.tiny
 assert fmt_h.eps < fmt_b.eps and fmt_h.max < 1e5 and fmt_h.tiny > 1e-5
 assert torch.tensor(1e-30, dtype=torch.bfloat16).item() > 0
 assert torch.tensor(1e-30, dtype=torch.float16).item() == 0
+for fmt_big in [1e5, -1e5, 1e30]:
+    fmt_over = torch.tensor(fmt_big, dtype=torch.float16).item()
+    assert fmt_over == (float("inf") if fmt_big > 0 else float("-inf"))
+    assert torch.tensor(fmt_big, dtype=torch.bfloat16).isfinite().item()
 # --8<-- [end:claim-formats]
