@@ -704,9 +704,12 @@ def test_a_recorded_input_that_became_a_folder_reruns_its_snippet(recorded):
         "FAILED snippets/reader.py:3: IsADirectoryError: [Errno 21] Is a directory:" in run.stderr
     )
     assert "Traceback (most recent call last)" not in run.stderr.split("its output ended")[0]
-    assert "regen: 1 run, 1 failed" in run.stdout
+    # a data file of snippets/ changed: every snippet's inputs did (recorded.fingerprints),
+    # so both run again, and only the one that read it fails
+    assert "regen: 2 run, 1 failed" in run.stdout
     assert recorded.regen("--check").returncode == 1
-    assert recorded.status() == " D snippets/data.txt\n"  # the folder: nothing else changed
+    # the folder; good.py's record names its new inputs; the failed run recorded nothing
+    assert recorded.status() == " M docs/generated/good.json\n D snippets/data.txt\n"
 
 
 # Loaded first by the regen (PYTHONPATH): each generated file's fsync waits, so that the test

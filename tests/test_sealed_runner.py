@@ -201,7 +201,8 @@ def test_a_section_that_ends_inside_a_character_is_a_malformed_result(fit_line):
 def test_the_project_root_in_an_output_is_recorded_relative_to_it(fit_line):
     root = fit_line.project.root
     printed = f'  File "{root}/snippets/examples/fit_line.py", line 1\n'.encode()
-    files = artifacts.build(fit_line, Settings(), outcome(output=printed), {}, [])
+    whole = [("", len(printed))]  # one section, the whole output (the parts make the whole)
+    files = artifacts.build(fit_line, Settings(), outcome(sections=whole, output=printed), {}, [])
     assert files[fit_line.output] == b'  File "snippets/examples/fit_line.py", line 1\n'
     record = json.loads(files[fit_line.record])
     assert record["normalised"] == ["repository-path"]
