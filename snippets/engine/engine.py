@@ -433,6 +433,45 @@ assert len(walked) == steps
 # --8<-- [end:claim-fit-graph]
 
 
+# --8<-- [start:claim-engine-no-reset]
+# backward() sets only the output's grad; every other value's grad is added
+# to, so a value keeps what an earlier walk left: a second backward() on the
+# same graph passes the intermediate values' old gradients on again, and the
+# leaf's gradient grows by more than one walk's worth, where PyTorch's second
+# walk (retain_graph=True) adds exactly one more
+def engine_two_walks(start):
+    leaf = Value(start)
+    top = ((leaf * 3.0 - 1.0) ** 2) * 2.0
+    backward(top)
+    first_walk = leaf.grad
+    backward(top)
+    return first_walk, leaf.grad
+
+
+def torch_two_walks(start):
+    tleaf = torch.tensor(start, dtype=torch.float64, requires_grad=True)
+    ttop = ((tleaf * 3.0 - 1.0) ** 2) * 2.0
+    ttop.backward(retain_graph=True)
+    first_walk = tleaf.grad.item()
+    ttop.backward()
+    return first_walk, tleaf.grad.item()
+
+
+for two_walk_start in (-2.0, 0.5, 1.0, 3.0):
+    engine_first, engine_second = engine_two_walks(two_walk_start)
+    torch_first, torch_second = torch_two_walks(two_walk_start)
+    assert abs(engine_first - torch_first) <= 1e-9 * abs(torch_first)
+    assert abs(torch_second - 2 * torch_first) <= 1e-9 * abs(torch_first)
+    assert abs(engine_second) > abs(2 * engine_first) * 1.5
+# a leaf's grad set before backward() is added to, not replaced
+preset = Value(2.0)
+backward(preset * 5.0)
+preset_once = preset.grad
+backward(preset * 5.0)
+assert preset_once == 5.0 and preset.grad == 10.0
+# --8<-- [end:claim-engine-no-reset]
+
+
 # --8<-- [start:cost]
 def count_calls(output):
     """backward(output), counting the calls of each value's pass_back."""
@@ -628,6 +667,27 @@ except RecursionError:
     engine_walked = False
 tend.backward()  # PyTorch walks the same chain
 assert not engine_walked and tdeep.grad.item() == 1.0
+
+
+# the fit's loss is such a chain: one + per point. With as many points as
+# the recursion limit, the engine's backward() stops; with the page's n, the
+# same loss is walked
+def fit_loss(points):
+    """The fit's mean squared error, built as the fit builds it."""
+    chain_w, chain_b = Value(0.5), Value(0.0)
+    total = 0.0
+    for point in range(points):
+        total = total + (chain_w * (point / points) + chain_b - 1.0) ** 2
+    return total * (1.0 / points)
+
+
+try:
+    backward(fit_loss(sys.getrecursionlimit()))
+    long_fit_walked = True
+except RecursionError:
+    long_fit_walked = False
+assert not long_fit_walked
+assert len(backward(fit_loss(n))) > n
 # --8<-- [end:claim-depth]
 
 # --8<-- [start:claim-real-engine]

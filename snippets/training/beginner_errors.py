@@ -80,3 +80,37 @@ with warnings.catch_warnings():
         tried.append(dtype)
 assert torch.bool in tried and torch.int64 in tried and torch.float32 in tried
 # --8<-- [end:claim-integers]
+
+# --8<-- [start:integer_data]
+layer = torch.nn.Linear(2, 1)  # its weight and bias are float32
+try:
+    layer(torch.tensor([[1, 2]]))  # integer data: int64
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+print("float data:", layer(torch.tensor([[1.0, 2.0]])).shape)
+print("converted: ", layer(torch.tensor([[1, 2]]).float()).shape)
+# --8<-- [end:integer_data]
+
+# --8<-- [start:claim-data-dtype]
+# a Linear layer takes input of its weights' dtype only: every other dtype,
+# integer or floating, raises a RuntimeError; its own dtype works
+for layer_dtype in (torch.float32, torch.float64):
+    dtype_layer = torch.nn.Linear(3, 2, dtype=layer_dtype)
+    for data_dtype in (
+        torch.int64,
+        torch.int32,
+        torch.int16,
+        torch.int8,
+        torch.uint8,
+        torch.float16,
+        torch.float32,
+        torch.float64,
+    ):
+        data = torch.ones(4, 3, dtype=data_dtype)
+        try:
+            dtype_layer(data)
+            raised = False
+        except RuntimeError:
+            raised = True
+        assert raised == (data_dtype != layer_dtype), (layer_dtype, data_dtype)
+# --8<-- [end:claim-data-dtype]

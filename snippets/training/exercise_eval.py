@@ -10,18 +10,25 @@ batches = [torch.randn(4, 3) for _ in range(5)]
 
 
 def evaluate(model, batches):
+    was_training = model.training  # the mode to come back to
     model.eval()  # dropout off: the layers' evaluation behaviour
-    outputs = []
-    with torch.no_grad():  # and no recording: no graph, nothing saved
-        for batch in batches:
-            outputs.append(model(batch))
-    model.train()  # back to training mode for the next step
+    try:
+        outputs = []
+        with torch.no_grad():  # and no recording: no graph, nothing saved
+            for batch in batches:
+                outputs.append(model(batch))
+    finally:  # even if a batch raises an error
+        model.train(was_training)  # back to the mode it was in
     return outputs
 
 
 outputs = evaluate(model, batches)
 print("grad_fn of every output:", {out.grad_fn for out in outputs})
 print("model back in training mode:", model.training)
+model.eval()
+evaluate(model, batches)
+print("called in evaluation mode, it stays there:", not model.training)
+model.train()
 # --8<-- [end:evaluate]
 
 # --8<-- [start:claim-no-graph]
@@ -45,4 +52,23 @@ with torch.no_grad():
         for batch, out in zip(batches, outputs, strict=True)
     )
 assert model.training
+# the mode after evaluate() is the mode before it, from either mode, and
+# also when a batch raises an error inside it
+for start_in_training in (True, False):
+    for bad_batch in (False, True):
+        model.train(start_in_training)
+        feed = batches + [torch.randn(4, 5)] if bad_batch else batches
+        try:
+            evaluate(model, feed)
+        except RuntimeError:
+            assert bad_batch  # the wrong shape raised
+        assert model.training is start_in_training
+        assert all(
+            layer.training is start_in_training for layer in model.modules()
+        )
+# a plain train() at the end instead: a model that was evaluating comes
+# back in training mode
+model.eval()
+model.train()
+assert all(layer.training for layer in model.modules())
 # --8<-- [end:claim-no-graph]
