@@ -89,6 +89,8 @@ for where, path in UNIX_PATHS:
     tried(f"the machine's UNIX socket in {where}", lambda: connect(socket.AF_UNIX, path))
 tried("a vsock socket", lambda: socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM).close())
 tried("a packet socket", lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW).close())
+for address in ("127.0.0.1", "::1", "::ffff:127.0.0.1"):  # no name server reached
+    tried(f"the name of {address}", lambda: socket.getnameinfo((address, 0), 0))
 with socket.socket() as server:  # a server of its own, on its own loopback
     server.bind(("127.0.0.1", 0))
     server.listen()
@@ -249,6 +251,10 @@ def test_no_socket_of_the_machine_can_be_reached_but_its_own_loopback_works(seal
     # Landlock's scope would refuse one, EPERM, where namespaces cannot be had)
     assert any(line.startswith("the machine's abstract socket refused: ") for line in doors)
     assert "its own TCP server done" in doors
+    # the loopback's names resolve without a name server, as a reader's resolver answers them
+    # (c10d's rendezvous on 127.0.0.1 looks its peer up and warns when that fails)
+    for address in ("127.0.0.1", "::1", "::ffff:127.0.0.1"):
+        assert f"the name of {address} done" in doors
     # pathname sockets: the run's temporary and runtime folders are empty tmpfs of its own
     assert "the machine's UNIX socket in /tmp refused: ENOENT" in doors
     assert "the machine's UNIX socket in /run refused: ENOENT" in doors

@@ -1,6 +1,6 @@
 # Two processes train one model with DistributedDataParallel (gloo, CPU).
 # --8<-- [start:setup]
-import tempfile
+import socket
 
 import torch
 import torch.distributed as dist
@@ -33,7 +33,7 @@ whole = gradient_of(one)
 def worker(rank, world, meeting, results):
     """One process: its half of the batch, its copy of the model."""
     dist.init_process_group(  # wait until all `world` processes have come
-        "gloo", init_method=f"file://{meeting}", rank=rank, world_size=world
+        "gloo", init_method=meeting, rank=rank, world_size=world
     )
     model = torch.nn.Linear(3, 1)
     model.load_state_dict(start)
@@ -67,16 +67,18 @@ def worker(rank, world, meeting, results):
 if __name__ == "__main__":
     world = 2  # processes
     results = mp.get_context("fork").SimpleQueue()  # what each child sends
-    with tempfile.TemporaryDirectory() as folder:
-        meeting = f"{folder}/rendezvous"  # a file both processes open
-        # start the processes, each running worker(rank, world, meeting,
-        # results), and wait until all have ended (an error in one ends all)
-        mp.start_processes(
-            worker,
-            args=(world, meeting, results),
-            nprocs=world,
-            start_method="fork",  # the children start as copies of this
-        )
+    with socket.socket() as free:  # a port no program of this machine uses
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    meeting = f"tcp://127.0.0.1:{port}"  # rank 0 listens there, rank 1 calls
+    # start the processes, each running worker(rank, world, meeting,
+    # results), and wait until all have ended (an error in one ends all)
+    mp.start_processes(
+        worker,
+        args=(world, meeting, results),
+        nprocs=world,
+        start_method="fork",  # the children start as copies of this
+    )
     reports = sorted(results.get() for _ in range(world))  # in rank order
     print("one process, whole batch:", whole)
     for rank, (grad, calls), _, _ in reports:

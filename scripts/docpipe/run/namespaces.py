@@ -16,7 +16,8 @@ it starts shares:
 - its job folder (which the runner made in /dev/shm or the temporary folder), bound back at
   the same path, `nodev,nosuid`; every other job's folder is hidden under the fresh tmpfs;
 - a loopback of its own: the snippet's processes reach each other on 127.0.0.1 (a process
-  group's rendezvous), and no server of the machine's;
+  group's rendezvous), and no server of the machine's; the loopback's names resolve without a
+  name server, as on a reader's machine (_loopback_names);
 - every other mount read-only (the kernel's own /proc and /sys aside): the mode, owner, times
   and extended attributes of a file outside the job folder cannot change, whatever the route
   (ctypes, a subprocess's chmod, touch or chattr). The user's configuration and cache folders
@@ -313,6 +314,7 @@ def isolate(workdir: Path, keep: Iterable[str] = ()) -> str:
             _overlay_user_folders(private)  # hides the job folder, if in /dev/shm: fd above
             for folder in hidden:
                 _mount("tmpfs", folder, "tmpfs", private, "mode=1777")
+            _loopback_names()
             for path, fd in fds.items():
                 os.makedirs(path, exist_ok=True)
                 _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
@@ -326,6 +328,32 @@ def isolate(workdir: Path, keep: Iterable[str] = ()) -> str:
     except OSError as e:
         return str(e)
     return ""
+
+
+HOSTS = "/etc/hosts"
+# The loopback's names, as a resolver on a reader's machine answers them without asking a name
+# server: the run's namespace reaches none, and the C library then answers "try again", which
+# a program may print (torch's c10d warns, with a timestamp, at a rendezvous on 127.0.0.1).
+LOOPBACK_NAMES = {"127.0.0.1": "localhost", "::1": "localhost", "::ffff:127.0.0.1": "localhost"}
+
+
+def _loopback_names() -> None:
+    """The run's /etc/hosts: the machine's, with a line for each loopback address it lacks
+    (LOOPBACK_NAMES), written in the run's own /run and bound over /etc/hosts."""
+    try:
+        text = Path(HOSTS).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    named = {line.split()[0] for line in text.splitlines() if line.split() and line[0] != "#"}
+    missing = [f"{a} {n}\n" for a, n in LOOPBACK_NAMES.items() if a not in named]
+    if not missing or not os.path.exists(HOSTS) or not _real_folder("/run"):
+        return
+    own = "/run/docpipe-hosts"
+    Path(own).write_text(
+        text + ("" if text.endswith("\n") or not text else "\n") + "".join(missing)
+    )
+    _mount(own, HOSTS, None, MS_BIND)
+    _mount(None, HOSTS, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
 def _own_terminals_and_queues() -> None:
