@@ -231,7 +231,10 @@ def sealable() -> bool:
 def _isolate(project: Project, workdir: Path) -> str:
     """The run's namespaces and socket filter (docpipe.run.namespaces, docpipe.run.seccomp):
     "" when it has them, else what the kernel refused."""
-    keep = [project.root, sys.prefix, sys.base_prefix, sys.exec_prefix]
+    # what the run imports from stays where it is: the project, the interpreter, and every
+    # folder of sys.path (PYTHONPATH's too), should it lie in a folder made private
+    found = [p for p in sys.path if p and os.path.isdir(p)]
+    keep = [project.root, sys.prefix, sys.base_prefix, sys.exec_prefix, *found]
     why = namespaces.isolate(workdir, map(str, keep))
     return why or seccomp.install()
 
