@@ -36,7 +36,7 @@ from markdown import Extension, Markdown
 from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 
-from docpipe import catalog, pipeline
+from docpipe import catalog, inputs, pipeline
 from docpipe.pages import claims, consistency, katex, markup, notebooks, outputs, values
 from docpipe.pages import reading as pages
 from docpipe.pages.reproduced import box as reproduced_by
@@ -209,7 +209,7 @@ def page_markdown(project: Project, markdown: str, src: str, path: Path) -> str:
     shows it instead."""
     name = project.rel(path)
     site = check_site(project) if project.docs in path.parents and path.exists() else []
-    problems = consistency.include_problems(project, path) if path.exists() else []
+    problems = _include_problems(project, path) if path.exists() else []
     prose = [p for p in site if p.path == name and p.rule]  # only when serving
     problems += [p for p in site if p.path == name and p not in prose and p not in problems]
     if problems:  # pymdownx would raise on these with neither page nor line named
@@ -217,27 +217,46 @@ def page_markdown(project: Project, markdown: str, src: str, path: Path) -> str:
             return _problem_page(problems)
         raise PageWorkError("\n".join(map(str, problems)))
     try:
-        used = (
-            {u.snippet for u in pages.uses(project, path) if u.snippet} if path.exists() else set()
-        )
-        stamp = values.stamp(used) if used else None
-        if path.exists():
-            markdown = _with_reader_notes(project, markdown, path)
-            markdown = with_version_notes(project, markdown, path)
-        markdown = markup.protect(markdown)  # what a page shows as an example stays as written
-        markdown = values.substitute(project, markdown, name)
-        markdown = claims.render(project, markdown, name)
-        markdown = markup.restore(markdown)
-        markdown = outputs.expand(project, path, markdown, name) if path.exists() else markdown
+        markdown, used = _worked(project, markdown, src, path)
     except DocpipeError as e:
         if SETTINGS.serving:
             return _problem_page([e.problem])
         raise PageWorkError(str(e)) from None
-    notes = _prose_notice(prose) + (SETTINGS.notice(used) if SETTINGS.notice else "")
-    markdown = _under_title(markdown, notes + _notebook_links(project, src))
-    if not stamp:
-        return markdown
-    return markdown + FOOTER.format(stamp=stamp, versions=reproduced_by(project, used))
+    notes = _prose_notice(prose) + (SETTINGS.notice(set(used)) if SETTINGS.notice else "")
+    return _under_title(markdown, notes) if notes else markdown
+
+
+# A page's work is kept until a file it read changes (docpipe.inputs): under `mkdocs serve` a
+# save re-does the pages that use what was saved, not every page. mkdocs.yml stands for the
+# settings read once per process (the repository's address in the notebook buttons).
+def _page_key(project: Project, markdown: str, src: str, path: Path) -> tuple:
+    return str(project.root), src, str(path), hashlib.sha256(markdown.encode()).hexdigest()
+
+
+@inputs.memo(key=lambda project, path: (str(project.root), str(path)))
+def _include_problems(project: Project, path: Path) -> list[Problem]:
+    return consistency.include_problems(project, path)
+
+
+@inputs.memo(key=_page_key, also=lambda project, *_: [project.root / "mkdocs.yml"])
+def _worked(project: Project, markdown: str, src: str, path: Path) -> tuple[str, frozenset]:
+    """The page's Markdown with values, claim marks, notes, output blocks, the notebook
+    buttons and the box, and the snippets it uses."""
+    name = project.rel(path)
+    used = {u.snippet for u in pages.uses(project, path) if u.snippet} if path.exists() else set()
+    stamp = values.stamp(used) if used else None
+    if path.exists():
+        markdown = _with_reader_notes(project, markdown, path)
+        markdown = with_version_notes(project, markdown, path)
+    markdown = markup.protect(markdown)  # what a page shows as an example stays as written
+    markdown = values.substitute(project, markdown, name)
+    markdown = claims.render(project, markdown, name)
+    markdown = markup.restore(markdown)
+    markdown = outputs.expand(project, path, markdown, name) if path.exists() else markdown
+    markdown = _under_title(markdown, _notebook_links(project, src))
+    if stamp:
+        markdown += FOOTER.format(stamp=stamp, versions=reproduced_by(project, used))
+    return markdown, frozenset(used)
 
 
 def page_math(project: Project, html: str, path: Path) -> str:
