@@ -209,7 +209,7 @@ def page_markdown(project: Project, markdown: str, src: str, path: Path) -> str:
     shows it instead."""
     name = project.rel(path)
     site = check_site(project) if project.docs in path.parents and path.exists() else []
-    problems = _include_problems(project, path) if path.exists() else []
+    problems = consistency.include_problems(project, path) if path.exists() else []
     prose = [p for p in site if p.path == name and p.rule]  # only when serving
     problems += [p for p in site if p.path == name and p not in prose and p not in problems]
     if problems:  # pymdownx would raise on these with neither page nor line named
@@ -231,11 +231,6 @@ def page_markdown(project: Project, markdown: str, src: str, path: Path) -> str:
 # settings read once per process (the repository's address in the notebook buttons).
 def _page_key(project: Project, markdown: str, src: str, path: Path) -> tuple:
     return str(project.root), src, str(path), hashlib.sha256(markdown.encode()).hexdigest()
-
-
-@inputs.memo(key=lambda project, path: (str(project.root), str(path)))
-def _include_problems(project: Project, path: Path) -> list[Problem]:
-    return consistency.include_problems(project, path)
 
 
 @inputs.memo(key=_page_key, also=lambda project, *_: [project.root / "mkdocs.yml"])
