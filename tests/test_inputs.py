@@ -128,3 +128,18 @@ def test_a_page_rule_result_is_found_again_for_its_page_only(tmp_path):
     assert rules.page_problems.kept.runs == runs + 1  # the edited page alone ran again
     assert [p for p in after if p not in before], "the typed number was not named"
     assert any("0.123456" in p.message for p in after), after
+
+
+def test_kept_results_are_bounded(tmp_path, monkeypatch):
+    monkeypatch.setattr(inputs, "LIMIT", 3)
+    ran = []
+
+    @inputs.memo(key=lambda n: n)
+    def square(n: int) -> int:
+        ran.append(n)
+        return n * n
+
+    for n in range(5):
+        square(n)
+    assert len(square.kept.results) == 3 and square(4) == 16 and ran == [0, 1, 2, 3, 4]
+    assert square(0) == 0 and ran[-1] == 0  # the oldest was dropped, so it ran again

@@ -86,6 +86,9 @@ def state(path: str) -> tuple[int, int] | None:
     return st.st_mtime_ns, st.st_size
 
 
+LIMIT = 1024  # results kept per function: a long `mkdocs serve` keeps a page's text per save
+
+
 class Kept:
     """Calls of one function: key -> (result, {file: state}); and how often each was found
     again (`runs`) or answered (`kept`), for the tests and the benchmark."""
@@ -135,7 +138,10 @@ def memo(key: Callable, also: Callable | None = None):
             for f, s in files.items():
                 _note(f, s)  # an outer recording: `also` of this call too
             with kept.lock:
-                kept.results[k] = (result, files)
+                kept.results.pop(k, None)
+                kept.results[k] = (result, files)  # the newest last
+                while len(kept.results) > LIMIT:  # bounded: the oldest goes first
+                    kept.results.pop(next(iter(kept.results)))
                 kept.runs += 1
             return _copy(result)
 
