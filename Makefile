@@ -3,6 +3,9 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 export NO_MKDOCS_2_WARNING := 1
+# mkdocs.yml's Markdown extension docpipe.pagework is imported before the hooks put scripts/ on
+# the path: this repository's, whatever folder the venv's editable install points at.
+export PYTHONPATH := $(CURDIR)/scripts$(if $(PYTHONPATH),:$(PYTHONPATH))
 
 .PHONY: serve build test screenshots check regen audit verify verify-check bench lint format system-deps node-deps clean lock zensical
 
@@ -47,19 +50,22 @@ lock:
 	.cache/lock/bin/mkdocs build --strict --site-dir .cache/lock-site
 	.cache/lock/bin/python scripts/regen.py --check-site .cache/lock-site
 
-# Zensical reads mkdocs.yml but runs none of its hooks or plugins, and exits 0 all the same: this
-# builds with it into an emptied site/ and runs the verifier, which names every marker left,
-# formula unrendered, claim mark and notebook page missing. It fails today. Its venv is not under
-# .cache/: `zensical build --clean` deletes all of .cache/, a venv there included.
+# Zensical reads mkdocs.yml and runs its Markdown extensions, docpipe.pagework among them (the
+# values, claim marks, page rules, box and math of every Markdown page), but no hook and no
+# plugin: it cannot make the notebook pages, so the extension fails its build saying so, in the
+# one line this prints. If it ever builds, the verifier checks its site. Its venv (the site's
+# packages and zensical) is not under .cache/: `zensical build --clean` deletes all of .cache/.
 ZENSICAL := .venv-zensical/bin/zensical
-$(ZENSICAL): $(CONSTRAINTS)
+$(ZENSICAL): pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv .venv-zensical
-	.venv-zensical/bin/pip install --quiet -c $(CONSTRAINTS) zensical
+	.venv-zensical/bin/pip install --quiet -c $(CONSTRAINTS) -e . zensical
 	touch $@
 
 zensical: $(ZENSICAL) $(VENV)/.site
 	rm -rf site
-	$(ZENSICAL) build --clean
+	@out=$$($(ZENSICAL) build --clean 2>&1) || { \
+	  printf '%s\n' "$$out" | sed -n 's/.*PageWorkError: /zensical: /p' | head -n 1 | grep . \
+	  || printf '%s\n' "$$out"; exit 1; }
 	$(BIN)/python scripts/regen.py --check-site site
 
 # System packages the browser tests need: Debian's chromium, as its headless shell.

@@ -27,6 +27,12 @@ from projects import REPO as ROOT
 from projects import SITE
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+# Every build a test starts loads mkdocs.yml's Markdown extension docpipe.pagework before the
+# hooks put scripts/ on the path: the children import this repository's docpipe, whatever
+# folder an editable install of the venv points at (a git worktree sharing a venv).
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (str(ROOT / "scripts"), os.environ.get("PYTHONPATH")) if p
+)
 
 
 # More workers than this machine's 2 cores: while one worker waits (for chromium, a page,

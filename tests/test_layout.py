@@ -29,8 +29,8 @@ pytestmark = pytest.mark.unit
 
 PACKAGE = REPO / "scripts" / "docpipe"
 SIDES = ("pages", "run", "recorded", "formats")
-CORE = ("project", "problems", "catalog", "sections", "environment", "vacuous", "statuses")
-TOP = ("pipeline", "verify", "cli", "live", "scaffold")
+CORE = ("project", "problems", "catalog", "sections", "environment", "vacuous", "statuses", "inputs")
+TOP = ("pipeline", "verify", "cli", "live", "scaffold", "pagework")
 MAY_IMPORT = {
     "core": {"core"},
     "recorded": {"core", "recorded"},

@@ -71,7 +71,9 @@ def without_run_dependencies(tmp_path: Path) -> dict:
     folder = tmp_path / "blocker"
     folder.mkdir()
     (folder / "sitecustomize.py").write_text(NO_RUN_DEPENDENCIES)
-    return {**os.environ, "PYTHONPATH": str(folder)}
+    # the blocker first, then what conftest put there (this repository's scripts/)
+    paths = [str(folder), os.environ.get("PYTHONPATH", "")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
 
 
 def test_the_blocker_hides_torch(tmp_path):

@@ -246,9 +246,10 @@ def test_bytecode_written_by_the_runner_is_no_recorded_file(sandbox):
 
 def render(text: str) -> str:
     """Markdown as the site renders it (its extensions and options, from MkDocs' loader),
-    without pymdownx.snippets (nothing here is included)."""
+    without pymdownx.snippets (nothing here is included) and docpipe.pagework (the page work
+    is done here by hand, and there is no page)."""
     site = SITE.site
-    extensions = [e for e in site.extensions if e != "pymdownx.snippets"]
+    extensions = [e for e in site.extensions if e not in ("pymdownx.snippets", "docpipe.pagework")]
     configs = {e: site.extension_configs.get(e, {}) for e in extensions}
     return markdown.markdown(text, extensions=extensions, extension_configs=configs)
 

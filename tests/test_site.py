@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from projects import REPO as ROOT
 from projects import SITE
 
 pytestmark = pytest.mark.site
@@ -91,18 +90,15 @@ def test_the_authoring_example_shows_its_markup_as_written(built):
 
 
 def test_the_colab_link_follows_repo_url_and_the_edit_branch():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("hooks", ROOT / "scripts" / "mkdocs_hooks.py")
-    hooks = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hooks)
     from dataclasses import replace
+
+    from docpipe import pagework
 
     notebook = "docs/notebooks/x.ipynb"
     site = SITE.site
 
     def colab(repo_url: str, edit_uri: str) -> str | None:
-        return hooks.colab_url(replace(site, repo_url=repo_url, edit_uri=edit_uri), notebook)
+        return pagework.colab_url(replace(site, repo_url=repo_url, edit_uri=edit_uri), notebook)
 
     assert colab("https://github.com/a/b.git", "edit/dev/docs/") == (
         "https://colab.research.google.com/github/a/b/blob/dev/docs/notebooks/x.ipynb"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from docpipe import vacuous
+from docpipe import inputs, vacuous
 from docpipe.pages.reading import CLAIM, markdown_pages
 from docpipe.pages.reproduced import claim_versions
 from docpipe.pages.sentences import SENTENCE_END  # the one rule for where a sentence ends
@@ -71,6 +71,7 @@ def sentence_before(text: str, pos: int) -> str:
     return SENTENCE_END.split(prose)[-1].strip()
 
 
+@inputs.memo(key=lambda snippet, section: (str(snippet.source), section))  # until the file changes
 def checks(snippet: Snippet, section: str) -> tuple[int, int]:
     """The (first, last) lines of the section's body; ClaimError if it cannot check anything
     (its message names the snippet; the caller places it on the page and line of the marker)."""

@@ -9,6 +9,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from docpipe import inputs
 from docpipe.catalog import Catalog
 from docpipe.pages import claims, markup, rules
 from docpipe.pages import reading as pages
@@ -23,6 +24,11 @@ from docpipe.sections import CLAIM_PREFIX, SectionError, find_sections, preproce
 
 OUTPUT_LANGS = {"text", "console", "output", "pycon", "txt", "plaintext"}
 SNIPPETS_SYNTAX = "pymdownx.snippets acts on it"
+
+
+def _per_page(project: Project, page: Path) -> tuple[str, str]:
+    """The key of a page check kept until a file it read changes (docpipe.inputs)."""
+    return str(project.root), str(page)
 
 
 def problems(cat: Catalog) -> list[Problem]:
@@ -92,6 +98,13 @@ def _owner_exists(project: Project, output: Path) -> bool:
         return False
 
 
+@inputs.memo(
+    key=lambda project, page, outputs_made_later=False: (
+        str(project.root),
+        str(page),
+        outputs_made_later,
+    )
+)
 def include_problems(
     project: Project, page: Path, outputs_made_later: bool = False
 ) -> list[Problem]:
@@ -154,6 +167,7 @@ def _output_section_problems(project: Project, inc, where: tuple[str, int]) -> l
     ]
 
 
+@inputs.memo(key=_per_page)
 def output_includes(project: Project, page: Path) -> list[Problem]:
     """Each section output a page includes printed something, the sections of one block ran one
     after another, and the block sits under the code that printed it: the nearest code block
@@ -255,6 +269,7 @@ def output_includes(project: Project, page: Path) -> list[Problem]:
     return found
 
 
+@inputs.memo(key=_per_page)
 def unshown_sections(project: Project, page: Path) -> list[Problem]:
     """A page that shows a snippet's code shows all of it: every section but its claims, in
     the snippet's order, since the page's notebook runs them top to bottom (a section left out
@@ -307,6 +322,7 @@ BRACES = re.compile(r"\{\{.*?\}\}|\{\{|\}\}")
 MASK = "DOCPIPEMARKER"
 
 
+@inputs.memo(key=_per_page)
 def unread_markers(project: Project, page: Path) -> list[Problem]:
     """`{{ ... }}` that is neither a value (`{{ <key>.py:<name> }}`) nor a claim marker: the
     build would publish it as literal braces. In prose, links, HTML and image text every one
@@ -369,6 +385,7 @@ def swallowed_lines(project: Project, output: Path, where: tuple[str, int]) -> l
     ]
 
 
+@inputs.memo(key=_per_page)
 def typed_outputs(project: Project, page: Path) -> list[Problem]:
     """What a fenced block may show: output only as exactly one include of a recorded output,
     titled with the command that produced it, whatever its language (a block in a language

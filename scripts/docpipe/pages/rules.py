@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from docpipe import inputs
 from docpipe.catalog import PHRASE_RULES, Catalog
 from docpipe.pages import agreement, generality, prose, terms, typed
 from docpipe.pages.reading import markdown_pages, uses
@@ -30,6 +31,10 @@ RULES: dict[str, Rule] = {
 assert set(RULES) == set(PHRASE_RULES)
 
 
+@inputs.memo(  # kept until a file it read changes, or snippets.toml (the catalog)
+    key=lambda cat, page, only=tuple(RULES): (str(cat.project.root), str(page), tuple(only)),
+    also=lambda cat, *_, **__: [cat.project.meta, cat.project.root / "snippets"],
+)
 def page_problems(cat: Catalog, page: Path, only: tuple[str, ...] = tuple(RULES)) -> list[Problem]:
     """The problems of one page under the rules named in only, stale exceptions included."""
     project = cat.project

@@ -1,0 +1,365 @@
+"""Page work that every generator runs: a Python-Markdown extension (mkdocs.yml lists it under
+`markdown_extensions:` as `docpipe.pagework`), which MkDocs, ProperDocs and Zensical all load,
+as they load pymdownx. For each Markdown page it fails the build on every site problem
+`regen.py --check` reports (the page rules, with their page:line), checks the page's includes
+before pymdownx reads them, inserts recorded values and checked-claim marks, the reader notes
+under output blocks, the notebook buttons and the "How this page was made" box; then it renders
+the page's formulas with KaTeX (docpipe.pages.katex).
+
+Why an extension and not a pre-build or post-build pass: a generator that loads the site's
+Markdown extensions runs it with no command of ours around it (a pass run beside the build is
+one a maintainer can forget), and it works on the page's Markdown before pymdownx.snippets
+reads the includes, where the hooks worked. What stays in scripts/mkdocs_hooks.py is MkDocs-only
+convenience: `mkdocs serve` showing problems on pages instead of failing, its live re-runs,
+the notebook pages' math (mkdocs-jupyter, a plugin, renders notebooks without Python-Markdown)
+and keeping formulas out of MkDocs' search index (MkDocs renders them after indexing). A
+generator without the hooks still gets every page right; what it cannot do (notebook pages)
+`regen.py --check-site` names.
+
+The page being converted: Python-Markdown does not say which file it converts, so it is read
+from what each generator registers on the Markdown instance: MkDocs' and ProperDocs' link
+rewriting treeprocessor holds the page's file and config, Zensical's context preprocessor its
+page path and config. A generator offering neither gets a one-line error, not a guess."""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from markdown import Extension, Markdown
+from markdown.postprocessors import Postprocessor
+from markdown.preprocessors import Preprocessor
+
+from docpipe import catalog, inputs, pipeline
+from docpipe.pages import claims, consistency, katex, markup, notebooks, outputs, values
+from docpipe.pages import reading as pages
+from docpipe.pages.reproduced import box as reproduced_by
+from docpipe.pages.reproduced import with_notes as with_version_notes
+from docpipe.problems import DocpipeError, Problem
+from docpipe.project import Project
+from docpipe.recorded import record as records
+from docpipe.run.normalise import BY_NAME
+
+try:  # MkDocs and ProperDocs print a BuildError as one line, without a traceback
+    from mkdocs.exceptions import PluginError as _BuildError
+except ImportError:  # another generator
+    _BuildError = Exception
+
+
+class PageWorkError(_BuildError):
+    """The site cannot be built: what regen.py --check would say, page and line named."""
+
+
+FOOTER = """
+
+??? info "How this page was made"
+    Every output block, figure and quoted number on this page comes from running its snippet
+    with {stamp}. `python scripts/regen.py` re-records them; `python scripts/regen.py --check`
+    proves they still match. Versions that reproduce it: {versions};
+    `python scripts/regen.py --verify` runs it again under each.
+"""
+
+
+class Settings:
+    """What the MkDocs hooks tell the extension (a generator without them keeps the defaults:
+    a build that fails on every problem and renders its own math)."""
+
+    serving = False  # `mkdocs serve`: a page shows its problems instead of failing the build
+    math_later = False  # MkDocs renders the math after its search plugin indexed the page
+    notice: Callable[[set], str] | None = None  # serve's live notice for the snippets used
+
+
+SETTINGS = Settings()
+
+
+# ---- the site's problems, once per state of its inputs --------------------------------------
+
+
+def inputs_key(project: Project) -> str:
+    """What the site's problems depend on: every file under docs/ (but the built notebooks'
+    HTML cache) and snippets/, and mkdocs.yml, by name, size and modification time."""
+    h = hashlib.sha256()
+    for folder in (project.docs, project.root / "snippets"):
+        for path in sorted(folder.rglob("*")):
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    config = project.root / "mkdocs.yml"
+    if config.exists():
+        h.update(str(config.stat().st_mtime_ns).encode())
+    return h.hexdigest()
+
+
+class _Site:
+    """The site's problems and catalog for one state of its inputs (inputs_key)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.key: str | None = None
+        self.problems: list[Problem] = []
+        self.catalog: catalog.Catalog | None = None
+
+
+_SITES: dict[Path, _Site] = {}
+
+
+def site_problems(project: Project, key: str | None = None) -> tuple[list[Problem], bool]:
+    """Every site problem `regen.py --check` reports first (docpipe.pipeline.site_problems, the
+    one code path of both), and whether the catalog could be read. Found again only when an
+    input changed."""
+    site = _SITES.setdefault(project.root.resolve(), _Site())
+    with site.lock:
+        key = key or inputs_key(project)
+        if site.key != key:
+            try:
+                site.catalog = catalog.load(project)
+                site.problems = pipeline.site_problems(site.catalog)
+            except DocpipeError as e:
+                site.catalog, site.problems = None, [e.problem]
+            site.key = key
+        return site.problems, site.catalog is not None
+
+
+def check_site(project: Project) -> list[Problem]:
+    """The site's problems; a build (not `mkdocs serve`) fails on them. A site without
+    snippets.toml (a test's tiny site) has none to check."""
+    if not project.meta.exists():
+        return []
+    found, _ = site_problems(project)
+    if found and not SETTINGS.serving:
+        raise PageWorkError("\n".join(map(str, found)))
+    return found
+
+
+# ---- one page --------------------------------------------------------------------------------
+
+
+def colab_url(site, notebook: str) -> str | None:
+    """Colab's address for a notebook of a GitHub repository: a plain link, so the page asks
+    nothing of Colab when it loads. The branch is the one edit_uri names ("edit/main/docs/")."""
+    repo = re.fullmatch(r"https://github\.com/([^/]+/[^/]+?)(?:\.git)?/?", site.repo_url or "")
+    if not repo:
+        return None
+    return f"https://colab.research.google.com/github/{repo[1]}/blob/{site.branch}/{notebook}"
+
+
+def _notebook_links(project: Project, src: str) -> str:
+    """The companion notebook's buttons (view, download, Colab), or "" if the page has none."""
+    notebook = notebooks.notebook_path(project, project.docs / src)
+    if not notebook.exists():
+        return ""
+    view = notebook.relative_to(project.docs).as_posix()
+    depth = len(Path(src).with_suffix("").parts)  # the page is served at <src without .md>/
+    download = "../" * depth + f"{Path(view).with_suffix('')}/{notebook.name}"
+    buttons = [
+        f"[Open this page as a notebook]({view}){{ .md-button }}",
+        f'<a class="md-button" href="{download}" download>Download the notebook (.ipynb)</a>',
+    ]
+    colab = colab_url(project.site, f"docs/{view}")
+    if colab:
+        buttons.append(f'<a class="md-button" href="{colab}">Open in Colab</a>')
+    return '\n<div class="notebook-links" markdown>\n' + "\n".join(buttons) + "\n</div>\n"
+
+
+def _under_title(markdown: str, block: str) -> str:
+    title, newline, rest = markdown.partition("\n")
+    return title + newline + block + rest if title.startswith("# ") else block + markdown
+
+
+def _with_reader_notes(project: Project, markdown: str, page: Path) -> str:
+    """Under each output block that a normaliser changed, what a reader's own run shows."""
+    lines = markdown.split("\n")
+    for inc, shown in reversed(outputs.output_blocks(project, page, markdown)):
+        use = pages.classify(project, inc)
+        changed = [BY_NAME[n] for n in records.load(use.snippet).normalised]
+        if shown is not None:  # a part of the output: the normalisers that may have changed it
+            changed = [n for n in changed if n.may_have_changed(shown.text)]
+        said = [n.reader_sees for n in changed]
+        if said:
+            indent = lines[inc.fence.first - 1][: -len(lines[inc.fence.first - 1].lstrip())]
+            note = f'{indent}<small class="reader-note">{" ".join(said)}</small>'
+            lines[inc.fence.last : inc.fence.last] = ["", note]
+    return "\n".join(lines)
+
+
+def _problem_page(problems: list[Problem]) -> str:
+    body = "\n".join(f"    - `{p}`" for p in problems)
+    return f'!!! failure "This page cannot be built"\n\n{body}\n'
+
+
+def _prose_notice(problems: list[Problem]) -> str:
+    """The page stays readable: its prose problems go in a box under its title."""
+    if not problems:
+        return ""
+    body = "\n".join(f"    - `` {p} ``" for p in problems)  # a sentence may hold `code`
+    return f'\n!!! warning "regen.py --check fails on this page"\n\n{body}\n\n'
+
+
+def page_markdown(project: Project, markdown: str, src: str, path: Path) -> str:
+    """The page's Markdown with the site's work done: `src` is its path under the docs folder,
+    `path` its file. A problem fails the build (PageWorkError); under `mkdocs serve` the page
+    shows it instead."""
+    name = project.rel(path)
+    site = check_site(project) if project.docs in path.parents and path.exists() else []
+    problems = consistency.include_problems(project, path) if path.exists() else []
+    prose = [p for p in site if p.path == name and p.rule]  # only when serving
+    problems += [p for p in site if p.path == name and p not in prose and p not in problems]
+    if problems:  # pymdownx would raise on these with neither page nor line named
+        if SETTINGS.serving:
+            return _problem_page(problems)
+        raise PageWorkError("\n".join(map(str, problems)))
+    try:
+        markdown, used = _worked(project, markdown, src, path)
+    except DocpipeError as e:
+        if SETTINGS.serving:
+            return _problem_page([e.problem])
+        raise PageWorkError(str(e)) from None
+    notes = _prose_notice(prose) + (SETTINGS.notice(set(used)) if SETTINGS.notice else "")
+    return _under_title(markdown, notes) if notes else markdown
+
+
+# A page's work is kept until a file it read changes (docpipe.inputs): under `mkdocs serve` a
+# save re-does the pages that use what was saved, not every page. mkdocs.yml stands for the
+# settings read once per process (the repository's address in the notebook buttons).
+def _page_key(project: Project, markdown: str, src: str, path: Path) -> tuple:
+    return str(project.root), src, str(path), hashlib.sha256(markdown.encode()).hexdigest()
+
+
+@inputs.memo(key=_page_key, also=lambda project, *_: [project.root / "mkdocs.yml"])
+def _worked(project: Project, markdown: str, src: str, path: Path) -> tuple[str, frozenset]:
+    """The page's Markdown with values, claim marks, notes, output blocks, the notebook
+    buttons and the box, and the snippets it uses."""
+    name = project.rel(path)
+    used = {u.snippet for u in pages.uses(project, path) if u.snippet} if path.exists() else set()
+    stamp = values.stamp(used) if used else None
+    if path.exists():
+        markdown = _with_reader_notes(project, markdown, path)
+        markdown = with_version_notes(project, markdown, path)
+    markdown = markup.protect(markdown)  # what a page shows as an example stays as written
+    markdown = values.substitute(project, markdown, name)
+    markdown = claims.render(project, markdown, name)
+    markdown = markup.restore(markdown)
+    markdown = outputs.expand(project, path, markdown, name) if path.exists() else markdown
+    markdown = _under_title(markdown, _notebook_links(project, src))
+    if stamp:
+        markdown += FOOTER.format(stamp=stamp, versions=reproduced_by(project, used))
+    return markdown, frozenset(used)
+
+
+def page_math(project: Project, html: str, path: Path) -> str:
+    """The page's HTML with every formula rendered by KaTeX; a formula KaTeX refuses fails the
+    build, naming page, line and formula."""
+    renderer = katex.renderer(project)
+    try:
+        found = katex.problems(project, html, renderer, path)
+    except katex.KatexUnavailable as e:
+        raise PageWorkError(str(e)) from None
+    if found:
+        raise PageWorkError("\n".join(map(str, found)))
+    if renderer not in _SAVED_AT_EXIT:  # the next build reads what this one rendered
+        _SAVED_AT_EXIT.add(renderer)
+        atexit.register(renderer.save)
+    return katex.render(html, renderer)
+
+
+_SAVED_AT_EXIT: set = set()
+
+
+# ---- the page being converted ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Page:
+    """What a generator converts: the project, the page's path under the docs folder, its file,
+    and whether this generator renders notebooks as pages (mkdocs-jupyter, an MkDocs plugin)."""
+
+    project: Project
+    src: str
+    path: Path
+    renders_notebooks: bool
+
+
+def current_page(md: Markdown) -> Page:
+    """The page `md` converts, from what the generator registered on it."""
+    for processor in md.treeprocessors:  # MkDocs, ProperDocs: _RelativePathTreeprocessor
+        file, config = getattr(processor, "file", None), getattr(processor, "config", None)
+        if getattr(file, "abs_src_path", None) and getattr(config, "config_file_path", None):
+            project = Project(Path(config.config_file_path).parent)
+            plugins = config.get("plugins") or {}
+            return Page(project, file.src_uri, Path(file.abs_src_path), NOTEBOOKS in plugins)
+    for processor in md.preprocessors:  # Zensical: ContextPreprocessor
+        page, config = getattr(processor, "page", None), getattr(processor, "config", None)
+        if isinstance(config, dict) and "root_dir" in config and getattr(page, "path", None):
+            root = Path(config["root_dir"] or ".").resolve()
+            docs = root / (config.get("docs_dir") or "docs")
+            plugins = config.get("plugins") or {}
+            return Page(Project(root), page.path, docs / page.path, NOTEBOOKS in plugins)
+    raise PageWorkError(
+        "docpipe.pagework: this generator does not say which page it converts"
+        " (neither MkDocs' nor Zensical's page context is on the Markdown instance)"
+    )
+
+
+NOTEBOOKS = "mkdocs-jupyter"  # the plugin that makes docs/notebooks/*.ipynb pages
+
+
+WITHOUT_NOTEBOOKS = "AUTOGRAD_DOCS_WITHOUT_NOTEBOOKS"  # set to 1: build the rest all the same
+
+
+def lacks(page: Page) -> str | None:
+    """What this generator cannot build of the site, or None: the notebook pages, when it runs
+    no notebook plugin (Zensical drops every plugin it does not know, silently). With
+    AUTOGRAD_DOCS_WITHOUT_NOTEBOOKS=1 the build goes on (to see the other pages, or measure):
+    `regen.py --check-site` still refuses the site, naming each notebook page missing."""
+    if page.renders_notebooks or os.environ.get(WITHOUT_NOTEBOOKS) == "1":
+        return None
+    if not page.project.notebooks.is_dir():
+        return None
+    found = sorted(page.project.notebooks.glob("*.ipynb"))
+    if not found:
+        return None
+    return (
+        f"this generator cannot build the site: it runs no notebook plugin ({NOTEBOOKS}), so the"
+        f" {len(found)} notebook pages ({page.project.rel(page.project.notebooks)}/*.ipynb)"
+        f" would be missing; build with `mkdocs build --strict` ({WITHOUT_NOTEBOOKS}=1 builds the"
+        " rest, which `regen.py --check-site` still refuses)"
+    )
+
+
+class _Pages(Preprocessor):
+    def run(self, lines: list[str]) -> list[str]:
+        page = current_page(self.md)
+        if not page.src.endswith(".md"):
+            return lines
+        if missing := lacks(page):
+            raise PageWorkError(missing)
+        return page_markdown(page.project, "\n".join(lines), page.src, page.path).split("\n")
+
+
+class _Math(Postprocessor):
+    def run(self, text: str) -> str:
+        if SETTINGS.math_later:
+            return text
+        page = current_page(self.md)
+        return page_math(page.project, text, page.path)
+
+
+class PageWork(Extension):
+    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 (Python-Markdown's name)
+        # before every other preprocessor: pymdownx.snippets (32) reads the includes this
+        # checks, and Python-Markdown's own start at 30
+        md.preprocessors.register(_Pages(md), "docpipe-pagework", 200)
+        # after every other postprocessor: arithmatex's marks are in their final form
+        md.postprocessors.register(_Math(md), "docpipe-katex", -100)
+
+
+def makeExtension(**kwargs) -> PageWork:  # noqa: N802 (Python-Markdown's name)
+    return PageWork(**kwargs)

@@ -1,0 +1,145 @@
+"""A result kept per call (docpipe.inputs.memo) is the function's own answer whatever changed
+since: every file or folder the call read, opened, stat-ed or listed, directly or through an
+inner kept call, is an input, and a change of any makes the next call run again. The page
+rules are kept so (docpipe.pages.rules.page_problems): a page rule result is found again when
+its page changes, and not when another page's snippet does."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from docpipe import catalog, inputs
+from docpipe.pages import rules
+from docpipe.project import Project
+from projects import REPO
+
+pytestmark = pytest.mark.unit
+
+
+def bump(path: Path) -> None:
+    """A new modification time for the file, as a save makes (some file systems keep the same
+    nanoseconds for two writes in a row)."""
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+
+
+def make(tmp_path):
+    """A kept function over a folder: reads a.txt, lists the folder, stats b.txt (which may
+    not exist), and calls a kept inner function reading c.txt; counts its runs."""
+    ran = {"outer": 0, "inner": 0}
+
+    @inputs.memo(key=lambda folder: str(folder))
+    def inner(folder: Path) -> str:
+        ran["inner"] += 1
+        return (folder / "c.txt").read_text()
+
+    @inputs.memo(key=lambda folder: str(folder))
+    def outer(folder: Path) -> list:
+        ran["outer"] += 1
+        names = sorted(p.name for p in folder.iterdir())
+        return [(folder / "a.txt").read_text(), names, (folder / "b.txt").exists(), inner(folder)]
+
+    for name in ("a.txt", "c.txt"):
+        (tmp_path / name).write_text(name)
+    return outer, inner, ran
+
+
+def fresh(folder: Path) -> list:
+    names = sorted(p.name for p in folder.iterdir())
+    return [
+        (folder / "a.txt").read_text(),
+        names,
+        (folder / "b.txt").exists(),
+        (folder / "c.txt").read_text(),
+    ]
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["edit a read file", "create a file only stat-ed", "add a file to a listed folder",
+     "edit the inner call's file", "delete a read file"],
+)  # fmt: skip
+def test_a_kept_result_is_found_again_after_any_change_of_what_it_read(tmp_path, change):
+    outer, inner, ran = make(tmp_path)
+    assert outer(tmp_path) == fresh(tmp_path)
+    inner(tmp_path)  # answered from its cache inside outer's first run: still an input
+    assert outer(tmp_path) == fresh(tmp_path) and ran["outer"] == 1  # nothing changed: kept
+    if change == "edit a read file":
+        (tmp_path / "a.txt").write_text("edited")
+        bump(tmp_path / "a.txt")
+    elif change == "create a file only stat-ed":
+        (tmp_path / "b.txt").write_text("")
+    elif change == "add a file to a listed folder":
+        (tmp_path / "z.txt").write_text("")
+        bump(tmp_path)
+    elif change == "edit the inner call's file":
+        (tmp_path / "c.txt").write_text("edited")
+        bump(tmp_path / "c.txt")
+    else:
+        (tmp_path / "a.txt").unlink()
+        with pytest.raises(FileNotFoundError):
+            outer(tmp_path)
+        (tmp_path / "a.txt").write_text("back")
+        bump(tmp_path / "a.txt")
+    assert outer(tmp_path) == fresh(tmp_path)
+    assert ran["outer"] >= 2
+
+
+def test_an_inner_kept_call_makes_the_outer_one_depend_on_its_files(tmp_path):
+    """The inner call is answered from its cache while the outer one records: the outer still
+    sees the inner's file change."""
+    outer, inner, ran = make(tmp_path)
+    inner(tmp_path)  # kept before outer ever runs
+    outer(tmp_path)
+    assert ran == {"outer": 1, "inner": 1}
+    (tmp_path / "c.txt").write_text("edited")
+    bump(tmp_path / "c.txt")
+    assert outer(tmp_path)[3] == "edited"
+
+
+def test_a_kept_list_is_never_the_callers_to_change(tmp_path):
+    outer, _, _ = make(tmp_path)
+    outer(tmp_path).append("mine")
+    assert outer(tmp_path) == fresh(tmp_path)
+
+
+def test_a_page_rule_result_is_found_again_for_its_page_only(tmp_path):
+    """On a copy of the site: a number typed into one page is named at once, and the pages
+    whose inputs did not change are answered from the cache."""
+    for part in ("docs", "snippets", "overrides", "scripts"):
+        shutil.copytree(REPO / part, tmp_path / part, ignore=shutil.ignore_patterns(".cache"))
+    for name in ("mkdocs.yml", "pyproject.toml"):
+        shutil.copy(REPO / name, tmp_path / name)
+    project = Project(tmp_path)
+    cat = catalog.load(project)
+    page, other = project.docs / "backprop-by-hand.md", project.docs / "build-your-own.md"
+    before = rules.page_problems(cat, page)
+    rules.page_problems(cat, other)
+    runs = rules.page_problems.kept.runs
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text + "\nThe loss fell to 0.123456 after the step.\n", encoding="utf-8")
+    bump(page)
+    after = rules.page_problems(cat, page)
+    assert rules.page_problems(cat, other) is not None
+    assert rules.page_problems.kept.runs == runs + 1  # the edited page alone ran again
+    assert [p for p in after if p not in before], "the typed number was not named"
+    assert any("0.123456" in p.message for p in after), after
+
+
+def test_kept_results_are_bounded(tmp_path, monkeypatch):
+    monkeypatch.setattr(inputs, "LIMIT", 3)
+    ran = []
+
+    @inputs.memo(key=lambda n: n)
+    def square(n: int) -> int:
+        ran.append(n)
+        return n * n
+
+    for n in range(5):
+        square(n)
+    assert len(square.kept.results) == 3 and square(4) == 16 and ran == [0, 1, 2, 3, 4]
+    assert square(0) == 0 and ran[-1] == 0  # the oldest was dropped, so it ran again
