@@ -29,7 +29,16 @@ pytestmark = pytest.mark.unit
 
 PACKAGE = REPO / "scripts" / "docpipe"
 SIDES = ("pages", "run", "recorded", "formats")
-CORE = ("project", "problems", "catalog", "sections", "environment", "vacuous", "statuses", "inputs")
+CORE = (
+    "project",
+    "problems",
+    "catalog",
+    "sections",
+    "environment",
+    "vacuous",
+    "statuses",
+    "inputs",
+)
 TOP = ("pipeline", "verify", "cli", "live", "scaffold", "pagework")
 MAY_IMPORT = {
     "core": {"core"},
