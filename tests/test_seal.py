@@ -386,6 +386,14 @@ def _running(marker: str) -> list[int]:
     return found
 
 
+def _end_all(regen: subprocess.Popen, marker: str) -> None:
+    """Whatever a test's regen left, ended: its group and the processes named by `marker`."""
+    for pid in _running(marker):
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(regen.pid, signal.SIGKILL)
+
+
 def _until(condition, timeout: float = 60) -> bool:
     """Whether `condition()` became true within `timeout` seconds (polled: what it waits on is
     another process's state, which sends no event)."""
@@ -425,10 +433,7 @@ def test_a_cancelled_regen_leaves_no_process_of_the_run(tmp_path, cancel):
         assert _until(lambda: not _running(marker)), f"still running: {_running(marker)}"
         assert "Traceback" not in stderr, stderr
     finally:
-        for pid in _running(marker):
-            os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(regen.pid, signal.SIGKILL)
+        _end_all(regen, marker)
 
 
 TREE = """
@@ -496,10 +501,7 @@ def test_a_stopped_zygote_is_taken_for_dead_at_the_deadline(tmp_path):
         assert "Traceback" not in stderr, stderr
         assert _until(lambda: not _running(marker)), f"still running: {_running(marker)}"
     finally:
-        for pid in _running(marker):
-            os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(regen.pid, signal.SIGKILL)
+        _end_all(regen, marker)
 
 
 # The bomb forks from a small interpreter of its own (no torch in it): each fork is quick.
