@@ -5,7 +5,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from docpipe.cli import main  # noqa: E402
+from docpipe.cli import main, terminate_on_sigterm  # noqa: E402
 
 if __name__ == "__main__":
+    terminate_on_sigterm()
     sys.exit(main())

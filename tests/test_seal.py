@@ -432,6 +432,9 @@ def test_a_cancelled_regen_leaves_no_process_of_the_run(tmp_path, cancel):
         _, stderr = regen.communicate(timeout=60)
         assert _until(lambda: not _running(marker)), f"still running: {_running(marker)}"
         assert "Traceback" not in stderr, stderr
+        if cancel != "SIGKILL to regen":  # one line says how it ended
+            said = "terminated" if cancel.startswith("SIGTERM") else "interrupted"
+            assert f"{said}: every generated file is its old or its new version" in stderr
     finally:
         _end_all(regen, marker)
 

@@ -171,9 +171,24 @@ def main(argv: list[str] | None = None, project: Project | None = None) -> int:
     except DocpipeError as e:  # the regen lock, writing, a verification's venv
         print(f"error: {e}", file=sys.stderr)
         return exit_code([e.problem])
-    except KeyboardInterrupt:
-        print("interrupted: every generated file is its old or its new version", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (regen.py: Terminated)
+        said = "terminated" if isinstance(e, Terminated) else "interrupted"
+        print(f"{said}: every generated file is its old or its new version", file=sys.stderr)
+        return 143 if isinstance(e, Terminated) else 130
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a cancelled CI job, `timeout`), ended as Ctrl-C is: the runs stopped, one line,
+    every file its old or its new version (scripts/regen.py installs the handler)."""
+
+
+def terminate_on_sigterm() -> None:
+    import signal
+
+    def terminated(signum, frame):
+        raise Terminated
+
+    signal.signal(signal.SIGTERM, terminated)
 
 
 def _report_folder(folder: Path) -> str:
