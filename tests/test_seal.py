@@ -114,6 +114,7 @@ tried("the hostname", lambda: called(libc.sethostname(b"elsewhere", 9)))
 tried("open_tree of /", lambda: made(libc.syscall(428, -100, b"/", 1 | 0x8000)))
 tried("io_uring", lambda: made(libc.syscall(425, 1, None)))
 tried("a key in a keyring", lambda: made(libc.syscall(248, b"user", b"k", b"v", 1, -4)))
+tried("the kernel log", lambda: os.close(os.open("/dev/kmsg", os.O_RDONLY)))
 LOOP_CTL_ADD = 0x4C80
 loop = os.open("/dev/loop-control", os.O_RDONLY)
 tried("a loop device", lambda: fcntl.ioctl(loop, LOOP_CTL_ADD, 77))
@@ -286,6 +287,8 @@ def test_no_capability_is_left_to_a_snippet(sealed):
     assert "open_tree of / refused: EPERM" in doors  # no mount, old API or new
     assert "io_uring refused: ENOSYS" in doors  # no socket made round the family filter
     assert "a key in a keyring refused: ENOSYS" in doors
+    if Path("/proc/sys/kernel/dmesg_restrict").read_text().strip() == "1":  # needs CAP_SYSLOG
+        assert any(line.startswith("the kernel log refused: E") for line in doors)
     assert any(line.startswith("a loop device refused: E") for line in doors)
 
 
