@@ -551,3 +551,44 @@ def test_a_fork_bomb_stops_at_the_runs_process_limit(tmp_path):
     assert shown[0] == "fork refused: Resource temporarily unavailable"
     started = int(shown[1].rsplit(" ", 1)[1])
     assert 0 < started < cgroups.PIDS_MAX  # the run's own processes and threads count too
+
+
+def _filtered(code, arch: int, nr: int, family: int = 0) -> int:
+    """What the kernel would answer to a system call under this BPF program: its return."""
+    from docpipe.run import seccomp
+
+    data, pc = {seccomp._NR: nr, seccomp._ARCH: arch, seccomp._ARG0: family}, 0
+    acc = 0
+    while True:
+        op, jt, jf, k = code[pc]
+        if op == seccomp._LD_W_ABS:
+            acc, pc = data[k], pc + 1
+        elif op in (seccomp._JEQ_K, seccomp._JGE_K):
+            taken = acc == k if op == seccomp._JEQ_K else acc >= k
+            pc += 1 + (jt if taken else jf)
+        else:
+            return k
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_the_socket_filter_answers_each_call_as_it_says(machine):
+    from docpipe.run import seccomp
+
+    arch = seccomp.ARCHES[machine]
+    code = seccomp.program(arch)
+    allow, errno_ = seccomp._RET_ALLOW, seccomp._RET_ERRNO
+    for family in seccomp.ALLOWED:
+        assert _filtered(code, arch.audit, arch.socket, family) == allow
+        assert _filtered(code, arch.audit, arch.socketpair, family) == allow
+    for family in (socket.AF_VSOCK, socket.AF_PACKET, 31):  # 31: Bluetooth
+        refused = errno_ | seccomp._EAFNOSUPPORT
+        assert _filtered(code, arch.audit, arch.socket, family) == refused
+        assert _filtered(code, arch.audit, arch.socketpair, family) == refused
+    for nr in arch.refused:
+        assert _filtered(code, arch.audit, nr) == errno_ | seccomp._ENOSYS
+    assert _filtered(code, arch.audit, 0) == allow  # read (x86-64), io_setup (arm64)
+    assert _filtered(code, 0x40000003, arch.socket) == errno_ | seccomp._ENOSYS  # i386's ABI
+    if arch.x32:
+        x32_socket = seccomp._X32 | arch.socket
+        assert _filtered(code, arch.audit, x32_socket, socket.AF_UNIX) == errno_ | seccomp._ENOSYS
