@@ -4,6 +4,8 @@ of a few files, read by docpipe exactly as it reads the site (no subprocess, no 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -13,6 +15,24 @@ from docpipe import catalog
 from docpipe.project import Project
 
 REPO = Path(__file__).resolve().parents[1]  # the repository these tests belong to
+
+
+def strict_build(folder: Path, hooks: str) -> subprocess.CompletedProcess:
+    """`mkdocs build --strict` of a project in `folder`: its docs/index.md alone, built with a
+    mkdocs.yml that inherits the site's (its theme overrides, `hooks` a YAML list)."""
+    config = folder / "mkdocs.yml"
+    config.write_text(
+        f"INHERIT: {REPO / 'mkdocs.yml'}\n"
+        f"docs_dir: {folder / 'docs'}\n"
+        "nav: [index.md]\n"
+        f"theme:\n  custom_dir: {REPO / 'overrides'}\n"
+        f"hooks: {hooks}\n"
+        "plugins: [search]\n"
+    )
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config)]
+    return subprocess.run(
+        [*command, "-d", str(folder / "site")], cwd=folder, capture_output=True, text=True
+    )
 
 
 def site_config() -> str:

@@ -4,12 +4,11 @@ settings, naming what is missing."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 
 import pytest
 
 from projects import REPO as ROOT
+from projects import strict_build
 
 pytestmark = pytest.mark.integration
 
@@ -40,31 +39,7 @@ def test_a_broken_include_fails_the_strict_build(tmp_path, include, bare, named,
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "index.md").write_text(f'# Broken\n\n```python\n--8<-- "{include}"\n```\n')
-    config = tmp_path / "mkdocs.yml"
-    config.write_text(
-        f"INHERIT: {ROOT / 'mkdocs.yml'}\n"
-        f"docs_dir: {docs}\n"
-        "nav: [index.md]\n"
-        f"theme:\n  custom_dir: {ROOT / 'overrides'}\n"
-        f"hooks: {hooks}\n"
-        "plugins: [search]\n"
-    )
-    build = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mkdocs",
-            "build",
-            "--strict",
-            "-f",
-            str(config),
-            "-d",
-            str(tmp_path / "site"),
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-    )
+    build = strict_build(tmp_path, hooks)
     assert build.returncode != 0
     if hooks == "[]":
         assert bare in build.stderr

@@ -7,8 +7,6 @@ them, and a block that is not under its code are each one `page:line: ...`."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -17,7 +15,7 @@ from docpipe.pages import reading as pages
 from docpipe.recorded.record import load
 from docpipe.run.normalise import BY_NAME
 from projects import REPO as ROOT
-from projects import SITE, SmallProject
+from projects import SITE, SmallProject, strict_build
 
 pytestmark = pytest.mark.unit
 
@@ -301,31 +299,7 @@ def test_the_strict_build_fails_on_an_empty_or_missing_section_naming_page_and_l
     body += '``` text title="python snippets/engine/engine.py"\n'
     body += f'--8<-- "docs/generated/engine/engine.txt:{section}"\n```\n'
     (docs / "index.md").write_text("# Parts\n\n" + body)
-    config = tmp_path / "mkdocs.yml"
-    config.write_text(
-        f"INHERIT: {ROOT / 'mkdocs.yml'}\n"
-        f"docs_dir: {docs}\n"
-        "nav: [index.md]\n"
-        f"theme:\n  custom_dir: {ROOT / 'overrides'}\n"
-        f"hooks: [{ROOT / 'scripts' / 'mkdocs_hooks.py'}]\n"
-        "plugins: [search]\n"
-    )
-    build = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mkdocs",
-            "build",
-            "--strict",
-            "-f",
-            str(config),
-            "-d",
-            str(tmp_path / "site"),
-        ],  # fmt: skip
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-    )
+    build = strict_build(tmp_path, f"[{ROOT / 'scripts' / 'mkdocs_hooks.py'}]")
     assert build.returncode != 0
     assert named in build.stderr, build.stderr
     assert sum(named.split(":")[0] + ":" in line for line in build.stderr.splitlines()) == 1
