@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -95,6 +96,14 @@ with socket.socket() as server:  # a server of its own, on its own loopback
     server.bind(("127.0.0.1", 0))
     server.listen()
     tried("its own TCP server", lambda: connect(socket.AF_INET, server.getsockname()))
+with socket.socket(socket.AF_UNIX) as server:  # a UNIX server of its own, in scratch
+    server.bind("own.sock")
+    server.listen()
+    tried("its own UNIX socket", lambda: connect(socket.AF_UNIX, "own.sock"))
+    mine = os.path.abspath("own.sock")
+    tried("its own UNIX socket by its full path", lambda: connect(socket.AF_UNIX, mine))
+tried("a UNIX socket that is not there", lambda: connect(socket.AF_UNIX, "none.sock"))
+tried("a file that is no socket", lambda: connect(socket.AF_UNIX, __file__))
 
 
 def made(result):
@@ -259,6 +268,11 @@ def test_no_socket_of_the_machine_can_be_reached_but_its_own_loopback_works(seal
     # pathname sockets: the run's temporary and runtime folders are empty tmpfs of its own
     assert "the machine's UNIX socket in /tmp refused: ENOENT" in doors
     assert "the machine's UNIX socket in /run refused: ENOENT" in doors
+    # its own UNIX sockets, made for it by the supervisor, answer as on a reader's machine
+    assert "its own UNIX socket done" in doors
+    assert "its own UNIX socket by its full path done" in doors
+    assert "a UNIX socket that is not there refused: ENOENT" in doors
+    assert "a file that is no socket refused: ECONNREFUSED" in doors
     # families outside the network stack (vsock) or needing a device (packet): refused
     assert "a vsock socket refused: EAFNOSUPPORT" in doors
     assert "a packet socket refused: EAFNOSUPPORT" in doors
@@ -310,6 +324,110 @@ def test_multiprocessing_and_dataloader_workers_run_as_on_a_readers_machine(seal
     assert shown == reader.stdout + reader.stderr
     assert "forkserver pool: [0, 1, 4, 9]" in shown
     assert "DataLoader workers:" in shown
+
+
+REACH = """
+import ctypes
+import errno
+import os
+import socket
+import threading
+
+
+def tried(what, action):
+    try:
+        action()
+    except OSError as e:
+        print(what, "refused:", errno.errorcode[e.errno])
+    else:
+        print(what, "done")
+
+
+def connect(path):
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(path)
+
+
+for path in MACHINE:
+    tried("the machine's socket", lambda: connect(path))
+os.symlink(MACHINE[0], "link.sock")
+tried("the machine's socket by a link", lambda: connect("link.sock"))
+tried("a datagram socket", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).close())
+tried("a datagram pair", lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM))
+
+# The address changes under the call: another thread flips it between a socket of its own and
+# the machine's while connect() runs, through libc, as no audit hook sees.
+server = socket.socket(socket.AF_UNIX)
+server.bind("own.sock")
+server.listen(1000)
+paths = [os.path.abspath("own.sock").encode(), MACHINE[0].encode()]
+length = 3 + max(map(len, paths))
+address = ctypes.create_string_buffer(length)
+address[0:2] = socket.AF_UNIX.to_bytes(2, "little")
+done = threading.Event()
+
+
+def flip():
+    while not done.is_set():
+        for path in paths:
+            address[2:length] = path.ljust(length - 2, b"\\0")
+
+
+threading.Thread(target=flip).start()
+libc = ctypes.CDLL(None, use_errno=True)
+answers = []
+for _ in range(300):
+    with socket.socket(socket.AF_UNIX) as s:
+        answers.append(libc.connect(s.fileno(), address, length))
+done.set()
+print("flipped:", answers.count(0), "connected,", answers.count(-1), "refused")
+"""
+
+
+def test_a_socket_of_the_machine_is_refused_and_fails_the_run_naming_it(tmp_path):
+    """A pathname UNIX socket of the machine in a folder a run sees (the home folder,
+    /var/lib), by its path or a link to it: no connection reaches it, by any path or race,
+    and the run fails naming the socket; so does a UNIX datagram socket, which sends by path
+    with no connect()."""
+    box = make_sandbox(tmp_path)
+    listeners = []
+    # (a socket path has at most 107 bytes: the repository's, under pytest's folder, is longer)
+    for folder in (Path.home(), Path("/var/lib")):
+        path = folder / f".docpipe-test-reach-{os.getpid()}.sock"
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(path))
+        listener.listen(1000)
+        listener.setblocking(False)
+        listeners.append((path, listener))
+    machine = [str(path) for path, _ in listeners]
+    box.write("snippets/reach.py", f"MACHINE = {machine!r}\n" + REACH)
+    box.write("docs/index.md", PAGE.format(name="reach"))
+    try:
+        run = box.regen("snippets/reach.py")
+    finally:
+        accepted = 0
+        for path, listener in listeners:
+            with contextlib.suppress(BlockingIOError):
+                while listener.accept():
+                    accepted += 1
+            listener.close()
+            path.unlink()
+    assert accepted == 0
+    assert run.returncode == 1
+    for path in machine:
+        said = f"tried to connect to {path}, a UNIX socket no process of its run made"
+        assert said in run.stderr
+    assert "FAILED snippets/reach.py: tried to connect to " in run.stderr
+    assert "made a UNIX socket of type SOCK_DGRAM, which sends to any socket" in run.stderr
+    assert run.stderr.count("the machine's socket refused: EPERM") == 2
+    assert "the machine's socket by a link refused: EPERM" in run.stderr
+    assert "a datagram socket refused: EPERM" in run.stderr
+    assert "a datagram pair refused: EPERM" in run.stderr
+    flipped = re.search(r"flipped: (\d+) connected, (\d+) refused", run.stderr)
+    assert flipped and int(flipped[1]) + int(flipped[2]) == 300 and int(flipped[2]) > 0
+    assert not (box.root / "docs" / "generated" / "reach.txt").exists()
 
 
 def test_a_snippet_over_its_memory_limit_fails_naming_it(tmp_path):
@@ -444,19 +562,26 @@ def test_a_cancelled_regen_leaves_no_process_of_the_run(tmp_path, cancel):
 
 TREE = """
 import multiprocessing as mp
+import multiprocessing.connection
+import os
 
 
-def hold(barrier):
+def hold(release, let_go):
+    os.close(let_go)
     held = b"x" * (400 << 20)  # written, so its pages are the process's own
-    barrier.wait(timeout=60)
+    os.read(release, 1)  # until the parent lets go: the three hold theirs at once
     print(len(held))
 
 
 if __name__ == "__main__":
-    barrier = mp.get_context("fork").Barrier(3)
-    workers = [mp.get_context("fork").Process(target=hold, args=(barrier,)) for _ in range(3)]
+    # a pipe, not a barrier: a process the kernel kills holds no lock the others wait for
+    release, let_go = os.pipe()
+    fork = mp.get_context("fork")
+    workers = [fork.Process(target=hold, args=(release, let_go)) for _ in range(3)]
     for worker in workers:
         worker.start()
+    mp.connection.wait([worker.sentinel for worker in workers], timeout=60)  # the first end
+    os.close(let_go)
     for worker in workers:
         worker.join()
     print([worker.exitcode for worker in workers])
@@ -553,20 +678,25 @@ def test_a_fork_bomb_stops_at_the_runs_process_limit(tmp_path):
     assert 0 < started < cgroups.PIDS_MAX  # the run's own processes and threads count too
 
 
-def _filtered(code, arch: int, nr: int, family: int = 0) -> int:
+def _filtered(code, arch: int, nr: int, *args: int) -> int:
     """What the kernel would answer to a system call under this BPF program: its return."""
     from docpipe.run import seccomp
 
-    data, pc = {seccomp._NR: nr, seccomp._ARCH: arch, seccomp._ARG0: family}, 0
-    acc = 0
+    data = {seccomp.NR: nr, seccomp.ARCH: arch}
+    for n, value in enumerate(args):
+        data[seccomp.ARG0 + 8 * n] = value
+    acc, pc = 0, 0
     while True:
         op, jt, jf, k = code[pc]
-        if op == seccomp._LD_W_ABS:
-            acc, pc = data[k], pc + 1
-        elif op in (seccomp._JEQ_K, seccomp._JGE_K):
-            taken = acc == k if op == seccomp._JEQ_K else acc >= k
+        if op == seccomp.LD_W_ABS:
+            acc, pc = data.get(k, 0), pc + 1
+        elif op == seccomp.AND_K:
+            acc, pc = acc & k, pc + 1
+        elif op in (seccomp.JEQ_K, seccomp.JGE_K, seccomp.JSET_K):
+            taken = {seccomp.JEQ_K: acc == k, seccomp.JGE_K: acc >= k}.get(op, bool(acc & k))
             pc += 1 + (jt if taken else jf)
         else:
+            assert op == seccomp.RET_K, op
             return k
 
 
@@ -577,18 +707,35 @@ def test_the_socket_filter_answers_each_call_as_it_says(machine):
 
     arch = seccomp.ARCHES[machine]
     code = seccomp.program(arch)
-    allow, errno_ = seccomp._RET_ALLOW, seccomp._RET_ERRNO
-    for family in seccomp.ALLOWED:
-        assert _filtered(code, arch.audit, arch.socket, family) == allow
-        assert _filtered(code, arch.audit, arch.socketpair, family) == allow
-    for family in (socket.AF_VSOCK, socket.AF_PACKET, 31):  # 31: Bluetooth
-        refused = errno_ | seccomp._EAFNOSUPPORT
-        assert _filtered(code, arch.audit, arch.socket, family) == refused
-        assert _filtered(code, arch.audit, arch.socketpair, family) == refused
+    allow, errno_, notify = seccomp.RET_ALLOW, seccomp.RET_ERRNO, seccomp.RET_USER_NOTIF
+    nonblock, cloexec = socket.SOCK_NONBLOCK, socket.SOCK_CLOEXEC
+    flags = (0, nonblock, cloexec, nonblock | cloexec)
+    for call in (arch.socket, arch.socketpair):
+        for family in seccomp.ALLOWED[1:]:
+            assert _filtered(code, arch.audit, call, family, socket.SOCK_DGRAM) == allow
+        for family in (socket.AF_VSOCK, socket.AF_PACKET, 31):  # 31: Bluetooth
+            refused = errno_ | seccomp.EAFNOSUPPORT
+            assert _filtered(code, arch.audit, call, family, socket.SOCK_STREAM) == refused
+        # UNIX sockets: stream and seqpacket as they are; any other type (a datagram socket
+        # sends to any path) to the supervisor, whatever flags are or'ed into the type
+        for flag in flags:
+            for kind in seccomp.UNIX_TYPES:
+                assert _filtered(code, arch.audit, call, socket.AF_UNIX, kind | flag) == allow
+            for kind in (socket.SOCK_DGRAM, socket.SOCK_RAW, socket.SOCK_RDM, 15):
+                assert _filtered(code, arch.audit, call, socket.AF_UNIX, kind | flag) == notify
+    # every connect() goes to the supervisor, whatever its arguments
+    for fd in (0, 3, 2**32 - 1):
+        assert _filtered(code, arch.audit, arch.connect, fd) == notify
+    # no second supervisor: the kernel would hand it the calls
+    for op_flags in (8, 9, 8 | 16, 2**31 | 8):
+        assert _filtered(code, arch.audit, arch.seccomp, 1, op_flags) == errno_ | seccomp.EPERM
+    for op_flags in (0, 1, 2, 16):
+        assert _filtered(code, arch.audit, arch.seccomp, 1, op_flags) == allow
     for nr in arch.refused:
-        assert _filtered(code, arch.audit, nr) == errno_ | seccomp._ENOSYS
+        assert _filtered(code, arch.audit, nr) == errno_ | seccomp.ENOSYS
     assert _filtered(code, arch.audit, 0) == allow  # read (x86-64), io_setup (arm64)
-    assert _filtered(code, 0x40000003, arch.socket) == errno_ | seccomp._ENOSYS  # i386's ABI
+    assert _filtered(code, 0x40000003, arch.socket) == errno_ | seccomp.ENOSYS  # i386's ABI
     if arch.x32:
-        x32_socket = seccomp._X32 | arch.socket
-        assert _filtered(code, arch.audit, x32_socket, socket.AF_UNIX) == errno_ | seccomp._ENOSYS
+        for nr in (arch.socket, arch.connect):
+            x32 = seccomp.X32 | nr
+            assert _filtered(code, arch.audit, x32, socket.AF_UNIX) == errno_ | seccomp.ENOSYS

@@ -37,7 +37,16 @@ from pathlib import Path
 from typing import NamedTuple
 
 from docpipe import sections
-from docpipe.run import figures, landlock, ledger, messages, namespaces, seccomp, sourceonly
+from docpipe.run import (
+    figures,
+    landlock,
+    ledger,
+    messages,
+    namespaces,
+    seccomp,
+    sourceonly,
+    supervisor,
+)
 from docpipe.run.messages import Job, Result
 
 try:
@@ -235,8 +244,15 @@ def _isolate(project: Project, workdir: Path) -> str:
     # folder of sys.path (PYTHONPATH's too), should it lie in a folder made private
     found = [p for p in sys.path if p and os.path.isdir(p)]
     keep = [project.root, sys.prefix, sys.base_prefix, sys.exec_prefix, *found]
-    why = namespaces.isolate(workdir, map(str, keep))
-    return why or seccomp.install()
+    listener = -1
+    try:
+        why = namespaces.isolate(workdir, map(str, keep))
+        if not why:
+            listener, why = seccomp.install()
+    finally:  # the supervisor answers its connect() calls (docpipe.run.supervisor)
+        supervisor.hand_over(namespaces.supervisor_line, listener)
+        namespaces.supervisor_line = None
+    return why
 
 
 def _drop_capabilities() -> str:

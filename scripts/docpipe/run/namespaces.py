@@ -45,7 +45,7 @@ import struct
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from docpipe.run import cgroups
+from docpipe.run import cgroups, supervisor
 
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWNET = 0x00020000, 0x10000000, 0x40000000
 CLONE_NEWPID, CLONE_NEWIPC, CLONE_NEWUTS = 0x20000000, 0x08000000, 0x04000000
@@ -114,6 +114,7 @@ MEMORY_EXCEEDED = "memory-exceeded"  # in a job's folder: the kernel killed for 
 LEFT_RUNNING = "left-running"  # in a job's folder: what the run left running, named
 PIPE_ROOM = 60000  # bytes of names that fit in the status pipe (64 KiB) without blocking
 _enclosed = False  # whether this process is the run of enclose()
+supervisor_line: socket.socket | None = None  # in the run: its line to the supervisor
 
 
 def enclose(run: Callable[[], int], memory: int, workdir: Path) -> int:
@@ -149,13 +150,17 @@ def enclose(run: Callable[[], int], memory: int, workdir: Path) -> int:
             os.close(me)
             if group:
                 group.join()
+            ours, theirs = socket.socketpair()  # the run sends its filter's listener on it
             pid = os.fork()
             if pid == 0:
                 os.close(status_write)
+                ours.close()
                 _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-                global _enclosed
-                _enclosed = True
+                global _enclosed, supervisor_line
+                _enclosed, supervisor_line = True, theirs
                 os._exit(run())
+            theirs.close()
+            _supervise(pid, ours, workdir)
             while True:  # reap what is left to it until the run ends
                 ended, status = os.wait()
                 if ended == pid:
@@ -178,6 +183,26 @@ def enclose(run: Callable[[], int], memory: int, workdir: Path) -> int:
             (workdir / MEMORY_EXCEEDED).write_text(str(memory))
         group.remove()
     return struct.unpack("i", data[:4])[0] if len(data) >= 4 else -signal.SIGKILL
+
+
+def _supervise(run: int, line: socket.socket, workdir: Path) -> None:
+    """In the namespace's init: once the run has isolated itself and installed its filter
+    (docpipe.run.seccomp), join its namespaces and answer its connect() calls
+    (docpipe.run.supervisor). A failure is noted for the runner, which fails the run; the
+    run's supervised calls then get ENOSYS."""
+    listener = supervisor.receive(line)
+    try:
+        if listener < 0:
+            return  # the run could not isolate itself, and fails saying so
+        try:
+            supervisor.join(run)  # the run waits meanwhile (supervisor.hand_over)
+        except OSError as e:
+            os.close(listener)
+            supervisor.refused(workdir, f"the runner could not supervise its connections: {e}")
+            return
+        supervisor.start(listener, workdir)
+    finally:
+        supervisor.ready(line)
 
 
 def descendants(pid: int | str) -> list[int]:

@@ -28,7 +28,7 @@ from pathlib import Path
 from docpipe.catalog import DEFAULT_MEMORY
 from docpipe.environment import VERSIONED
 from docpipe.project import Project, Snippet
-from docpipe.run import execute, machine, messages, namespaces, tripwire, zygote
+from docpipe.run import execute, machine, messages, namespaces, supervisor, tripwire, zygote
 from docpipe.run.machine import default_jobs
 from docpipe.run.messages import Job, MalformedResult, Result, decode_result
 from docpipe.statuses import RunStatus
@@ -402,6 +402,10 @@ def _collect(
             error = f"printed {size / (1 << 20):.1f} MiB; the cap is {OUTPUT_CAP >> 20} MiB"
         output = output[:OUTPUT_CAP]
         exceeded = _memory_exceeded(job)
+        refused = ""
+        with contextlib.suppress(OSError):  # what the supervisor refused it
+            said = (Path(job.workdir) / supervisor.REFUSED).read_text("utf-8", "replace")
+            refused = "; ".join(dict.fromkeys(said.splitlines()))
         with contextlib.suppress(OSError):  # what the run left (namespaces.enclose)
             said = (Path(job.workdir) / namespaces.LEFT_RUNNING).read_text("utf-8", "replace")
             left = ", ".join(filter(None, [left, said]))
@@ -412,6 +416,8 @@ def _collect(
         error = f"{error}; {said}" if error else said
     if error:
         result.fail(error, name)
+    if refused:  # the cause of whatever else failed: said first
+        result.fail(refused, name, first=True)
     if exceeded:  # the cause of whatever else failed: said first
         said = (
             f"its processes together reached the runner's memory limit of {exceeded} MiB for"

@@ -1,15 +1,24 @@
-"""The socket families a run may create: those of a reader's ordinary program, no other.
+"""The system calls a run may make as it likes, and those the runner answers for it.
 
 A run's network namespace (docpipe.run.namespaces) holds its IP sockets to a loopback of its
 own, and Landlock's scope its abstract UNIX sockets; neither covers a family that does not go
-through the network stack, such as AF_VSOCK (a virtual machine's line to its host). This
-filter lets `socket()` and `socketpair()` make only UNIX, IPv4, IPv6 and netlink sockets (the
-last is how the C library lists the network interfaces); any other family is refused with
-EAFNOSUPPORT, as a kernel built without that family answers. io_uring (which makes sockets
-without socket()) and the keyring calls (_Arch.refused) get ENOSYS. It is inherited by every process
-the run starts, across exec, and cannot be lifted.
+through the network stack, such as AF_VSOCK (a virtual machine's line to its host), nor a
+pathname UNIX socket, which any process that can see its file can connect to, whatever its
+namespaces. This filter, inherited by every process the run starts, across exec, for good:
 
-Why our own ctypes and BPF: the standard library has no seccomp, and the filter is twenty
+- lets `socket()` and `socketpair()` make only UNIX, IPv4, IPv6 and netlink sockets (the last
+  is how the C library lists the network interfaces); any other family is refused with
+  EAFNOSUPPORT, as a kernel built without that family answers;
+- hands every `connect()` to the run's supervisor (docpipe.run.supervisor), which makes it for
+  the run when it reaches a socket of the run's own, and refuses it otherwise; and hands it a
+  UNIX socket of any type but stream and seqpacket (a datagram socket sends to any socket by
+  its path, with no connect), which it refuses, saying so;
+- refuses a second supervisor (seccomp()'s NEW_LISTENER flag, EPERM): the kernel would hand
+  the calls to the newest one;
+- answers io_uring (which makes and connects sockets with no system call this filter sees) and
+  the keyring calls (_Arch.refused) with ENOSYS, as a kernel without them does.
+
+Why our own ctypes and BPF: the standard library has no seccomp, and the filter is thirty
 instructions; libseccomp's Python binding is not on PyPI. The system call numbers are those of
 x86-64 and of arm64 (ARCHES); on another architecture install() says why not, and the run
 fails naming its snippet.
@@ -23,6 +32,9 @@ import socket
 from typing import NamedTuple
 
 ALLOWED = (socket.AF_UNIX, socket.AF_INET, socket.AF_INET6, 16)  # 16: AF_NETLINK
+# The UNIX socket types a run makes itself: neither sends to an address (a stream socket
+# refuses one, a seqpacket socket ignores it), so only connect() reaches another socket.
+UNIX_TYPES = (socket.SOCK_STREAM, socket.SOCK_SEQPACKET)
 # System calls refused with ENOSYS (_Arch.refused), as from a kernel without them (programs fall
 # back): io_uring, whose IORING_OP_SOCKET makes sockets no socket() call sees, and the keyrings,
 # which are the machine's user's (a key left there outlives the run).
@@ -32,21 +44,26 @@ class _Arch(NamedTuple):
     audit: int  # AUDIT_ARCH_*: what seccomp_data.arch holds for this ABI
     socket: int
     socketpair: int
+    connect: int
+    seccomp: int
     refused: tuple[int, ...]  # io_uring_setup, _enter, _register; add_key, request_key, keyctl
     x32: bool  # x86-64's x32 ABI: the same calls, numbers with bit 30 set
 
 
 ARCHES = {
-    "x86_64": _Arch(0xC000003E, 41, 53, (425, 426, 427, 248, 249, 250), True),
-    "aarch64": _Arch(0xC00000B7, 198, 199, (425, 426, 427, 217, 218, 219), False),
+    "x86_64": _Arch(0xC000003E, 41, 53, 42, 317, (425, 426, 427, 248, 249, 250), True),
+    "aarch64": _Arch(0xC00000B7, 198, 199, 203, 277, (425, 426, 427, 217, 218, 219), False),
 }
-_PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
-_RET_ALLOW, _RET_ERRNO = 0x7FFF0000, 0x00050000
-_EAFNOSUPPORT, _ENOSYS = 97, 38
-# BPF opcodes: load a word of seccomp_data at an offset, jump if equal, return
-_LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
-_X32 = 0x40000000  # x32 system calls: their numbers have this bit
-_NR, _ARCH, _ARG0 = 0, 4, 16  # offsets in struct seccomp_data
+_PR_SET_NO_NEW_PRIVS = 38
+_SECCOMP_SET_MODE_FILTER, _NEW_LISTENER = 1, 8
+RET_ALLOW, RET_ERRNO, RET_USER_NOTIF = 0x7FFF0000, 0x00050000, 0x7FC00000
+EPERM, EAFNOSUPPORT, ENOSYS = 1, 97, 38
+# BPF opcodes: load a word of seccomp_data at an offset, and it with a constant, jump if equal
+# / greater or equal / any bit set, return
+LD_W_ABS, AND_K, JEQ_K, JGE_K, JSET_K, RET_K = 0x20, 0x54, 0x15, 0x35, 0x45, 0x06
+X32 = 0x40000000  # x32 system calls: their numbers have this bit
+NR, ARCH, ARG0, ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (an argument's low word)
+_TYPE_MASK = 0xF  # socket()'s type, without SOCK_NONBLOCK and SOCK_CLOEXEC
 
 
 class _Filter(ctypes.Structure):
@@ -62,32 +79,70 @@ class _Program(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_Filter))]
 
 
+def _assemble(lines: list[tuple]) -> list[tuple[int, int, int, int]]:
+    """BPF from (code, k, label if true, label if false) and ("label", name) lines: jumps are
+    to names, as a reader checks them, and their offsets are counted here."""
+    where, n = {}, 0
+    for line in lines:
+        if line[0] == "label":
+            where[line[1]] = n
+        else:
+            n += 1
+    code = []
+    for line in lines:
+        if line[0] == "label":
+            continue
+        op, k, *to = line
+        pc = len(code)
+        jt, jf = ((where[t] - pc - 1 if t else 0) for t in (to + [None, None])[:2])
+        code.append((op, jt, jf, k))
+    return code
+
+
 def program(arch: _Arch = ARCHES["x86_64"]) -> list[tuple[int, int, int, int]]:
     """The filter for one architecture, as (code, jump if true, jump if false, k)."""
-    f, r = len(ALLOWED), len(arch.refused)
-    x32 = [(_JGE_K, 5 + f + r, 0, _X32)] if arch.x32 else []  # x32's numbers: refused
-    return [
-        (_LD_W_ABS, 0, 0, _ARCH),
-        (_JEQ_K, 0, 6 + len(x32) + f + r, arch.audit),  # another ABI's calls: refused
-        (_LD_W_ABS, 0, 0, _NR),
-        *x32,
-        *[(_JEQ_K, 4 + f + r - i, 0, nr) for i, nr in enumerate(arch.refused)],
-        (_JEQ_K, 1, 0, arch.socket),
-        (_JEQ_K, 0, 2 + f, arch.socketpair),  # neither: allowed
-        (_LD_W_ABS, 0, 0, _ARG0),  # the family (its low 32 bits, as the kernel reads it)
-        *[(_JEQ_K, f - i, 0, family) for i, family in enumerate(ALLOWED)],
-        (_RET_K, 0, 0, _RET_ERRNO | _EAFNOSUPPORT),
-        (_RET_K, 0, 0, _RET_ALLOW),
-        (_RET_K, 0, 0, _RET_ERRNO | _ENOSYS),
-    ]
+    return _assemble(
+        [
+            (LD_W_ABS, ARCH),
+            (JEQ_K, arch.audit, None, "nosys"),  # another ABI's calls: refused
+            (LD_W_ABS, NR),
+            *([(JGE_K, X32, "nosys", None)] if arch.x32 else []),  # x32's numbers: refused
+            *[(JEQ_K, nr, "nosys", None) for nr in arch.refused],
+            (JEQ_K, arch.connect, "supervised", None),
+            (JEQ_K, arch.seccomp, "seccomp", None),
+            (JEQ_K, arch.socket, "family", None),
+            (JEQ_K, arch.socketpair, "family", "allow"),
+            ("label", "family"),
+            (LD_W_ABS, ARG0),  # the family (its low 32 bits, as the kernel reads it)
+            (JEQ_K, socket.AF_UNIX, "unix", None),
+            *[(JEQ_K, family, "allow", None) for family in ALLOWED[1:]],
+            (RET_K, RET_ERRNO | EAFNOSUPPORT),
+            ("label", "unix"),
+            (LD_W_ABS, ARG1),
+            (AND_K, _TYPE_MASK),
+            *[(JEQ_K, kind, "allow", None) for kind in UNIX_TYPES],
+            ("label", "supervised"),
+            (RET_K, RET_USER_NOTIF),
+            ("label", "seccomp"),
+            (LD_W_ABS, ARG1),  # flags
+            (JSET_K, _NEW_LISTENER, None, "allow"),
+            (RET_K, RET_ERRNO | EPERM),
+            ("label", "allow"),
+            (RET_K, RET_ALLOW),
+            ("label", "nosys"),
+            (RET_K, RET_ERRNO | ENOSYS),
+        ]
+    )
 
 
-def install() -> str:
-    """Install the filter on this process (and so on all it starts): "" when it is on, else
-    why not."""
+def install() -> tuple[int, str]:
+    """Install the filter on this process (and so on all it starts): (the supervisor's end, a
+    file descriptor to hand to docpipe.run.supervisor, "") when it is on, else (-1, why not).
+    Until a supervisor reads that end, a supervised call waits; once it is closed, the kernel
+    answers ENOSYS."""
     arch = ARCHES.get(platform.machine())
     if platform.system() != "Linux" or arch is None:
-        return f"no socket filter for {platform.system()} on {platform.machine()}"
+        return -1, f"no socket filter for {platform.system()} on {platform.machine()}"
     code = program(arch)
     filters = (_Filter * len(code))(*[_Filter(*i) for i in code])
     prog = _Program(len(code), filters)
@@ -95,7 +150,14 @@ def install() -> str:
     prctl = libc.prctl
     prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
     if prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0:
-        return f"no_new_privs: errno {ctypes.get_errno()}"
-    if prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
-        return f"seccomp: errno {ctypes.get_errno()}"
-    return ""
+        return -1, f"no_new_privs: errno {ctypes.get_errno()}"
+    libc.syscall.restype = ctypes.c_long
+    listener = libc.syscall(
+        ctypes.c_long(arch.seccomp),
+        ctypes.c_uint(_SECCOMP_SET_MODE_FILTER),
+        ctypes.c_uint(_NEW_LISTENER),
+        ctypes.byref(prog),
+    )
+    if listener < 0:
+        return -1, f"seccomp: errno {ctypes.get_errno()}"
+    return listener, ""

@@ -1,0 +1,283 @@
+"""The supervisor of a run's connections: every `connect()` a snippet's processes make, made
+for them, to a socket of the run's own only.
+
+A pathname UNIX socket is reached through its file, and a process that can see the file can
+connect to it, whatever its namespaces; Landlock (ABI 7) has no rule for it, and the run is
+uid 0, the owner of most such sockets of the machine. So the run's socket filter
+(docpipe.run.seccomp) hands each connect() to this supervisor, a thread of the run's PID
+namespace's init (docpipe.run.namespaces.enclose), which has joined the run's mount and
+network namespaces. For each call it reads the address once from the caller's memory, takes a
+copy of the caller's socket (pidfd_getfd) and makes the call itself, with its own copy of the
+address: what the caller's other threads write there meanwhile changes nothing (the kernel's
+"continue" answer would read the address again, after the check). A UNIX path is opened, and
+the call is made to the file opened (/proc/self/fd/N), which is connected to only when it is
+a socket bound by a process of the run's network namespace (sock_diag's UNIX_DIAG_VFS), that
+is, by the run's own processes. An abstract name and an IP address are the run's network
+namespace's already.
+
+A call refused is answered EPERM and written in the job's folder (REFUSED), and the run
+fails, naming its snippet and the socket (docpipe.run.pool). So is a UNIX datagram socket,
+which the filter hands over too: it sends to any socket by its path, with no connect().
+
+Why our own: the standard library has no seccomp; this is the kernel's user-notification API
+(seccomp_unotify(2)) as its manual page describes it, answered in Python with ctypes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import functools
+import os
+import select
+import socket
+import stat
+import struct
+import threading
+from pathlib import Path
+
+from docpipe.run import seccomp
+
+REFUSED = "refused-connections"  # in a job's folder: what the supervisor refused, a line each
+# struct seccomp_notif (id, pid, flags, then seccomp_data: nr, arch, ip, args[6]), and _resp
+_NOTIF = struct.Struct("=QIIiIQ6Q")
+_RESP = struct.Struct("=QqiI")
+_RECV, _SEND, _ID_VALID = 0xC0502100, 0xC0182101, 0x40082102  # SECCOMP_IOCTL_NOTIF_*
+_PIDFD_GETFD = 438  # the same number on x86-64 and arm64
+_PIDFD_THREAD = os.O_EXCL  # a pidfd of a thread, not only of a process's leader
+_SOCKADDR_MAX = 128  # sizeof(struct sockaddr_storage): the kernel refuses a longer address
+_SOCK_DIAG, _SOCK_DIAG_BY_FAMILY, _UDIAG_SHOW_VFS, _UNIX_DIAG_VFS = 4, 20, 0x2, 1
+_NLM_F_REQUEST, _NLM_F_DUMP, _NLMSG_ERROR, _NLMSG_DONE = 0x1, 0x300, 2, 3
+
+
+@functools.cache
+def _libc():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p]
+    libc.connect.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_uint]
+    libc.setns.argtypes = [ctypes.c_int, ctypes.c_int]
+    return libc
+
+
+def receive(end: socket.socket) -> int:
+    """The filter's listener, sent by the run (hand_over()) once its filter is on; -1 when the
+    run ends or closes its end without one. The run waits for ready() before it goes on."""
+    try:
+        _, fds, _, _ = socket.recv_fds(end, 1, 1)
+    except OSError:
+        return -1
+    return fds[0] if fds else -1
+
+
+def ready(end: socket.socket) -> None:
+    """Tell the run that its calls are answered (or never will be: it fails), and hang up."""
+    with end, contextlib.suppress(OSError):
+        end.sendall(b"r")
+
+
+def hand_over(end: socket.socket | None, listener: int) -> None:
+    """In the run: send the filter's listener to the supervisor (-1: none, the run goes on
+    unsupervised and fails), wait until it has joined the run's namespaces (while the run is
+    there to join), and keep no copy of the listener or of the line. With no line (no
+    supervisor), the listener is closed: the kernel then answers the calls ENOSYS."""
+    if end is not None:
+        with end:
+            if listener >= 0:
+                socket.send_fds(end, [b"l"], [listener])
+                with contextlib.suppress(OSError):
+                    end.recv(1)
+    if listener >= 0:
+        os.close(listener)
+
+
+def join(run: int) -> None:
+    """Join the mount and network namespaces of the process `run` (a pid of this namespace), so
+    that an address means here what it means to the run. OSError if the kernel refuses."""
+    pidfd = os.pidfd_open(run)
+    try:
+        flags = 0x00020000 | 0x40000000  # CLONE_NEWNS, CLONE_NEWNET
+        if _libc().setns(pidfd, flags) != 0:
+            e = ctypes.get_errno()
+            # an ordinary user's run has a user namespace of its own (namespaces._unshare):
+            # joined too, where this process's own user gets the rights to join the others
+            if e != errno.EPERM or _libc().setns(pidfd, flags | 0x10000000) != 0:  # NEWUSER
+                e = ctypes.get_errno()
+                raise OSError(e, f"setns: {os.strerror(e)}")
+    finally:
+        os.close(pidfd)
+
+
+def start(listener: int, workdir: Path) -> None:
+    """Answer the run's supervised calls in a thread of this process until the run's last
+    process has ended (the listener then reports a hang-up)."""
+    threading.Thread(target=_serve, args=(listener, workdir), daemon=True).start()
+
+
+def refused(workdir: Path, why: str) -> None:
+    """Note a refusal in the job's folder, for the runner to fail the run with."""
+    with contextlib.suppress(OSError), open(workdir / REFUSED, "a", encoding="utf-8") as f:
+        f.write(why.replace("\n", " ") + "\n")
+
+
+def _serve(listener: int, workdir: Path) -> None:
+    libc = _libc()
+    waiting = select.poll()
+    waiting.register(listener, select.POLLIN)
+    while True:
+        events = waiting.poll()
+        if not any(mask & select.POLLIN for _, mask in events):
+            return  # every process under the filter has ended
+        buffer = ctypes.create_string_buffer(_NOTIF.size)
+        if libc.ioctl(listener, _RECV, buffer) != 0:
+            if ctypes.get_errno() in (errno.ENOENT, errno.EINTR):
+                continue  # the caller died, or was interrupted, meanwhile
+            return
+        call = _NOTIF.unpack(buffer.raw)
+        # a thread per call: a connect() that waits (a full backlog) holds up no other call
+        threading.Thread(target=_answer, args=(listener, call, workdir), daemon=True).start()
+
+
+def _answer(listener: int, call: tuple, workdir: Path) -> None:
+    number, pid, nr, args = call[0], call[1], call[3], call[6:]
+    try:
+        if nr in (arch.connect for arch in seccomp.ARCHES.values()):
+            error = _connect(listener, number, pid, args, workdir)
+        else:  # socket() or socketpair() of a UNIX datagram socket
+            kind = args[1] & 0xF
+            name = {2: "SOCK_DGRAM", 3: "SOCK_RAW"}.get(kind, f"type {kind}")
+            refused(
+                workdir,
+                f"made a UNIX socket of type {name}, which sends to any socket of the machine"
+                " by its path: the runner gives a run UNIX stream and seqpacket sockets only",
+            )
+            error = errno.EPERM
+    except Exception as e:  # never a traceback from the runner's own process: the call fails
+        refused(workdir, f"the runner could not answer a connect(): {e!r}")
+        error = errno.EIO
+    response = _RESP.pack(number, 0, -error if error else 0, 0)
+    _libc().ioctl(listener, _SEND, ctypes.create_string_buffer(response, _RESP.size))
+
+
+def _connect(listener: int, number: int, pid: int, args: tuple, workdir: Path) -> int:
+    """Make the caller's connect(fd, address, length) for it; its errno (0: connected)."""
+    fd, where, length = args[0] & 0xFFFFFFFF, args[1], args[2] & 0xFFFFFFFF
+    if length > _SOCKADDR_MAX:
+        return errno.EINVAL
+    try:
+        with open(f"/proc/{pid}/mem", "rb", buffering=0) as memory:
+            address = os.pread(memory.fileno(), length, where) if length else b""
+    except (OSError, OverflowError):
+        return errno.EFAULT
+    if len(address) != length:
+        return errno.EFAULT
+    if not _still_waiting(listener, number):
+        return errno.EINTR  # the caller is gone: no one reads the answer
+    try:
+        theirs = _their_socket(pid, fd)
+    except OSError as e:
+        return e.errno or errno.EBADF
+    opened = -1
+    try:
+        family = int.from_bytes(address[:2], "little") if length >= 2 else -1
+        path = address[2:].split(b"\0", 1)[0]
+        if family == socket.AF_UNIX and address[2:3] not in (b"", b"\0") and _is_unix(theirs):
+            try:
+                opened = _open_as(pid, path)
+            except OSError as e:
+                return e.errno or errno.ENOENT
+            found = os.fstat(opened)
+            if stat.S_ISSOCK(found.st_mode) and not _own_socket(found):
+                shown = os.fsdecode(path)
+                refused(
+                    workdir,
+                    f"tried to connect to {shown}, a UNIX socket no process of its run made:"
+                    " a run reaches only its own processes' sockets",
+                )
+                return errno.EPERM
+            address = struct.pack("=H", socket.AF_UNIX) + f"/proc/self/fd/{opened}\0".encode()
+        buffer = ctypes.create_string_buffer(address, max(len(address), 1))
+        if _libc().connect(theirs, buffer, len(address)) != 0:
+            return ctypes.get_errno()
+        return 0
+    finally:
+        os.close(theirs)
+        if opened >= 0:
+            os.close(opened)
+
+
+def _still_waiting(listener: int, number: int) -> bool:
+    value = ctypes.c_uint64(number)
+    return _libc().ioctl(listener, _ID_VALID, ctypes.byref(value)) == 0
+
+
+def _their_socket(pid: int, fd: int) -> int:
+    """A copy of the caller's file descriptor `fd` (the same socket), in this process."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:  # a thread other than its process's first
+        pidfd = os.pidfd_open(pid, _PIDFD_THREAD)
+    try:
+        copy = _libc().syscall(ctypes.c_long(_PIDFD_GETFD), pidfd, fd, 0)
+        if copy < 0:
+            e = ctypes.get_errno()
+            raise OSError(e, os.strerror(e))
+        return copy
+    finally:
+        os.close(pidfd)
+
+
+def _is_unix(fd: int) -> bool:
+    domain = socket.socket(fileno=os.dup(fd))
+    try:
+        return domain.family == socket.AF_UNIX
+    finally:
+        domain.close()
+
+
+def _open_as(pid: int, path: bytes) -> int:
+    """The file `path` names for the caller (a relative path from its working folder), opened
+    as a path only (O_PATH): the very file the connection will be made to."""
+    if path.startswith(b"/"):
+        return os.open(path, os.O_PATH | os.O_CLOEXEC)
+    here = os.open(f"/proc/{pid}/cwd", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        return os.open(path, os.O_PATH | os.O_CLOEXEC, dir_fd=here)
+    finally:
+        os.close(here)
+
+
+def _own_socket(found: os.stat_result) -> bool:
+    """Whether the socket file `found` is bound by a socket of this network namespace (the
+    run's: only its processes make sockets there), as the kernel's sock_diag lists them."""
+    device = (os.major(found.st_dev) << 20) | os.minor(found.st_dev)  # the kernel's dev_t
+    return (found.st_ino & 0xFFFFFFFF, device) in _bound_sockets()
+
+
+def _bound_sockets() -> set[tuple[int, int]]:
+    """(inode, device) of the file of every UNIX socket of this network namespace bound to a
+    path (sock_diag, UDIAG_SHOW_VFS)."""
+    request = struct.pack("=BBHIIIII", socket.AF_UNIX, 0, 0, 0xFFFFFFFF, 0, _UDIAG_SHOW_VFS, 0, 0)
+    flags = _NLM_F_REQUEST | _NLM_F_DUMP
+    header = struct.pack("=IHHII", 16 + len(request), _SOCK_DIAG_BY_FAMILY, flags, 1, 0)
+    found = set()
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW | socket.SOCK_CLOEXEC, _SOCK_DIAG) as s:
+        s.sendto(header + request, (0, 0))
+        while True:
+            data = s.recv(1 << 16)
+            at = 0
+            while at + 16 <= len(data):
+                size, kind = struct.unpack_from("=IH", data, at)
+                if kind == _NLMSG_DONE:
+                    return found
+                if kind == _NLMSG_ERROR:
+                    code = -struct.unpack_from("=i", data, at + 16)[0]
+                    raise OSError(code, f"sock_diag: {os.strerror(code)}")
+                attribute = at + 16 + 16  # after nlmsghdr and struct unix_diag_msg
+                while attribute + 4 <= at + size:
+                    length, name = struct.unpack_from("=HH", data, attribute)
+                    if name == _UNIX_DIAG_VFS and length >= 12:
+                        found.add(struct.unpack_from("=II", data, attribute + 4))
+                    attribute += (length + 3) & ~3 or 4
+                at += (size + 3) & ~3 or len(data)
