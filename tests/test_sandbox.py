@@ -20,7 +20,7 @@ import pytest
 import docpipe
 from conftest import reader_machine
 from docpipe.project import Project
-from docpipe.run import execute, machine, namespaces, pool, zygote
+from docpipe.run import execute, machine, namespaces, pool, processes, zygote
 
 pytestmark = pytest.mark.integration
 
@@ -276,7 +276,7 @@ def test_a_process_read_in_the_middle_of_its_exec_is_named_by_its_whole_command_
     for _ in range(200):
         child = subprocess.Popen(["sleep", "1786"])
         try:
-            assert execute.command_line(child.pid, "sleep") == ["sleep", "1786"]
+            assert processes.command_line(child.pid, "sleep") == ["sleep", "1786"]
         finally:
             child.kill()
             child.wait()

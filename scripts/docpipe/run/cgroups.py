@@ -15,6 +15,7 @@ a read-only /sys/fs/cgroup), the per-process limit is all there is, and where() 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from pathlib import Path
 
@@ -34,9 +35,17 @@ def _own(hierarchy: str) -> str | None:
     return None
 
 
+def parents() -> None:
+    """Find the groups runs are made in, in the zygote, once: its children inherit them."""
+    parent()
+    parent("pids")
+
+
+@functools.cache
 def parent(controller: str = "memory") -> tuple[Path, str] | None:
     """The group a run's group is made in for a controller ("memory", "pids"), and its kind
-    ("v1", "v2"), or None."""
+    ("v1", "v2"), or None. The same for a process's life (a zygote stays in its group; a run's
+    child asks before it joins its own)."""
     v1 = _own(controller)
     if v1 is not None and (CGROUPS / controller).is_dir():
         folder = CGROUPS / controller / v1.lstrip("/")

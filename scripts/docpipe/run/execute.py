@@ -26,7 +26,6 @@ import hashlib
 import io
 import os
 import random
-import shlex
 import signal
 import sys
 import tempfile
@@ -34,7 +33,6 @@ import time
 import traceback
 import types
 from pathlib import Path
-from typing import NamedTuple
 
 from docpipe import sections
 from docpipe.run import (
@@ -43,6 +41,7 @@ from docpipe.run import (
     ledger,
     messages,
     namespaces,
+    processes,
     seccomp,
     sourceonly,
     supervisor,
@@ -387,86 +386,6 @@ def _reap_descendants() -> None:
         os.setpgid(0, 0)
 
 
-def children() -> list[int]:
-    """The pids of this process's children, of every thread."""
-    found = []
-    with contextlib.suppress(OSError), os.scandir("/proc/self/task") as tasks:
-        for task in tasks:
-            with contextlib.suppress(OSError), open(f"{task.path}/children") as f:
-                found += [int(pid) for pid in f.read().split()]
-    return found
-
-
-class Process(NamedTuple):
-    """What /proc/<pid>/stat says of a process: its short name, state ("Z": a zombie) and
-    process group."""
-
-    name: str
-    state: str
-    group: int
-
-
-def process(pid: int) -> Process | None:
-    """Process `pid` as its /proc stat says, None when it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            name, fields = f.read().split(b" (", 1)[1].rsplit(b")", 1)
-        state, _, group = fields.split()[:3]
-        return Process(os.fsdecode(name), state.decode(), int(group))
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def command_line(pid: int, name: str) -> list[str]:
-    """The command line of process `pid`, which is not a zombie. One in the middle of its exec
-    (a child that Popen returned already: the exec passed the point where the parent is told)
-    has for a few milliseconds no arguments in /proc yet; it is read again until it has, or
-    named by its short name `name` (its executable's name, cut to 15 bytes)."""
-    deadline = time.monotonic() + 0.5
-    while True:
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                command = [os.fsdecode(w) for w in f.read().split(b"\0") if w]
-        except OSError:
-            command = []
-        if command or time.monotonic() > deadline:
-            return command or [name]
-        time.sleep(0.001)
-
-
-def end_children(
-    keep: set[int] = frozenset(), groups: set[int] = frozenset()
-) -> list[tuple[int, list[str]]]:
-    """Kill every child of this process but `keep` and those in a process group of `groups`,
-    and every process they leave (adopted by this one, its reaper), until none is left; return
-    the (pid, command) of each one that was still running. One that had already ended is
-    collected without a word."""
-    ended: list[tuple[int, list[str]]] = []
-    for _ in range(1000):
-        found = []
-        for pid in children():
-            if pid in keep:
-                continue
-            seen = process(pid)
-            if seen is None or seen.group in groups:
-                continue
-            found.append(pid)
-            if seen.state != "Z":
-                ended.append((pid, command_line(pid, seen.name)))
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-        if not found:
-            break
-        for pid in found:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
-    return ended
-
-
-def describe(ended: list[tuple[int, list[str]]]) -> str:
-    return ", ".join(f"pid {pid} ({shlex.join(command)})" for pid, command in ended)
-
-
 def _exit_as_python_does() -> None:
     """What the interpreter's exit does for a snippet that used multiprocessing, done where the
     snippet ends (the run's process goes on to draw figures): its atexit function joins the
@@ -492,7 +411,7 @@ def _end_what_it_started(snippet: Snippet, result: Result, stream, started_by) -
     something it started printed after it ended (that output is not on its page)."""
     _exit_as_python_does()
     end = stream.tell()
-    ended = end_children()
+    ended = processes.end_children()
     late = os.fstat(stream.fileno()).st_size - end
     refused = _refused_writes(snippet.project, stream, end) if started_by else []
     if not ended and late <= 0 and not refused:
@@ -504,7 +423,7 @@ def _end_what_it_started(snippet: Snippet, result: Result, stream, started_by) -
     if ended:
         said.append(
             "left processes running when it ended, which the runner killed (what they would"
-            f" have printed is not recorded): {describe(ended)}"
+            f" have printed is not recorded): {processes.describe(ended)}"
         )
     if late > 0:
         said.append(f"a process it started printed {late} bytes after it ended (not recorded)")

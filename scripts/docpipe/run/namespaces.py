@@ -32,20 +32,18 @@ user. Where neither can be had, the run fails naming its snippet (docpipe.run.ex
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import fcntl
 import functools
 import os
 import select
-import shlex
 import signal
 import socket
 import struct
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from docpipe.run import cgroups, supervisor
+from docpipe.run import cgroups, processes, supervisor
 
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWNET = 0x00020000, 0x10000000, 0x40000000
 CLONE_NEWPID, CLONE_NEWIPC, CLONE_NEWUTS = 0x20000000, 0x08000000, 0x04000000
@@ -205,38 +203,9 @@ def _supervise(run: int, line: socket.socket, workdir: Path) -> None:
         supervisor.ready(line)
 
 
-def descendants(pid: int | str) -> list[int]:
-    """Every process below `pid` ("self": this process) as /proc numbers them, parents first
-    (this process's own pid is no /proc number in a PID namespace whose /proc is the host's)."""
-    found, todo = [], [pid]
-    while todo:
-        parent = todo.pop(0)
-        with contextlib.suppress(OSError), os.scandir(f"/proc/{parent}/task") as tasks:
-            for task in tasks:
-                with contextlib.suppress(OSError), open(f"{task.path}/children") as f:
-                    new = [int(p) for p in f.read().split()]
-                    found += new
-                    todo += new
-    return found
-
-
-def named(pids: list[int]) -> str:
-    """ "pid N (command line)" of each process still there (not a zombie), comma-separated."""
-    said = []
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
-                    continue
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                words = [os.fsdecode(w) for w in f.read().split(b"\0") if w]
-            said.append(f"pid {pid} ({shlex.join(words) or '?'})")
-    return ", ".join(said)
-
-
 def _left_running() -> str:
     """What the run left when it ended (its processes, adopted by this init): named."""
-    return named(descendants("self"))
+    return processes.named(processes.descendants("self"))
 
 
 def _loopback_up() -> None:

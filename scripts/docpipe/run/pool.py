@@ -28,7 +28,16 @@ from pathlib import Path
 from docpipe.catalog import DEFAULT_MEMORY
 from docpipe.environment import VERSIONED
 from docpipe.project import Project, Snippet
-from docpipe.run import execute, machine, messages, namespaces, supervisor, tripwire, zygote
+from docpipe.run import (
+    execute,
+    machine,
+    messages,
+    namespaces,
+    processes,
+    supervisor,
+    tripwire,
+    zygote,
+)
 from docpipe.run.machine import default_jobs
 from docpipe.run.messages import Job, MalformedResult, Result, decode_result
 from docpipe.statuses import RunStatus
@@ -341,7 +350,9 @@ def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, O
             for sentinel, (process, job, started, deadline) in list(running.items()):
                 if time.monotonic() >= deadline:
                     # what it started: in its PID namespace, or its process group
-                    left = _snippet_processes(process.pid) or execute.describe(_group(process.pid))
+                    left = _snippet_processes(process.pid) or processes.describe(
+                        _group(process.pid)
+                    )
                     with contextlib.suppress(OSError, AttributeError):  # none on Windows
                         os.killpg(process.pid, signal.SIGKILL)
                     process.kill()
@@ -368,9 +379,9 @@ def _group(leader: int) -> list[tuple[int, list[str]]]:
     except OSError:  # no /proc (macOS): the group is killed unnamed
         pids = []
     for pid in map(int, pids):
-        seen = execute.process(pid) if pid != leader else None
+        seen = processes.process(pid) if pid != leader else None
         if seen is not None and seen.group == leader and seen.state != "Z":
-            found.append((pid, execute.command_line(pid, seen.name)))
+            found.append((pid, processes.command_line(pid, seen.name)))
     return found
 
 
@@ -431,9 +442,10 @@ def _collect(
 def _snippet_processes(child: int) -> str:
     """The snippet's processes below a run's child (namespaces.enclose: the child, the
     namespace's init, the run; what the init has besides the run was left by it), named."""
-    init = namespaces.descendants(child)[:1]
-    runner = {*init, *namespaces.descendants(init[0])[:1]} if init else set()
-    return namespaces.named([p for p in namespaces.descendants(child) if p not in runner])
+    below = processes.descendants(child)  # parents first: the init, then the run
+    init = processes.children(child)[:1]
+    runner = {*init, *processes.children(init[0])[:1]} if init else set()
+    return processes.named([p for p in below if p not in runner])
 
 
 def _memory_exceeded(job: Job) -> str:

@@ -216,9 +216,11 @@ class _Server:
                 self._preload_extended(_not_preloaded(preloads))
                 _send(self.extended.pipe, Fork(job, []))
             case Fork(job, _):
+                from docpipe.run import cgroups
                 from docpipe.run.execute import outside_repository
 
                 outside_repository(job.root)  # once per project, for every child
+                cgroups.parents()  # once, for every child
                 zygote = os.getpid()
                 pid = os.fork()
                 if pid == 0:
@@ -273,7 +275,7 @@ class _Server:
         the child just collected left. Each child leads a process group of its own, which what
         it starts inherits: what another child left, ended but not yet collected, waits for
         that child's sweep (a daemon of its own group is named with the first sweep)."""
-        from docpipe.run.execute import describe, end_children
+        from docpipe.run.processes import describe, end_children
 
         running = {pid for pid, _ in self.children.values()}
         keep = running | ({self.extended.pid} if self.extended else set())

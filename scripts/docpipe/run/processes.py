@@ -1,0 +1,119 @@
+"""The processes of a run as /proc shows them: a process's children and descendants, its
+state, and its command line, to kill what a run left and to name each one killed. Used by the
+run's own process (docpipe.run.execute), its namespace's init (docpipe.run.namespaces), the
+zygote and the pool."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import signal
+import time
+from typing import NamedTuple
+
+
+def children(pid: int | str = "self") -> list[int]:
+    """The pids of the children of process `pid` ("self": this process), of every thread."""
+    found = []
+    with contextlib.suppress(OSError), os.scandir(f"/proc/{pid}/task") as tasks:
+        for task in tasks:
+            with contextlib.suppress(OSError), open(f"{task.path}/children") as f:
+                found += [int(child) for child in f.read().split()]
+    return found
+
+
+def descendants(pid: int | str) -> list[int]:
+    """Every process below `pid` ("self": this process) as /proc numbers them, parents first
+    (this process's own pid is no /proc number in a PID namespace whose /proc is the host's)."""
+    found, todo = [], [pid]
+    while todo:
+        new = children(todo.pop(0))
+        found += new
+        todo += new
+    return found
+
+
+class Process(NamedTuple):
+    """What /proc/<pid>/stat says of a process: its short name, state ("Z": a zombie) and
+    process group."""
+
+    name: str
+    state: str
+    group: int
+
+
+def process(pid: int) -> Process | None:
+    """Process `pid` as its /proc stat says, None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            name, fields = f.read().split(b" (", 1)[1].rsplit(b")", 1)
+        state, _, group = fields.split()[:3]
+        return Process(os.fsdecode(name), state.decode(), int(group))
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def command_line(pid: int, name: str) -> list[str]:
+    """The command line of process `pid`, which is not a zombie. One in the middle of its exec
+    (a child that Popen returned already: the exec passed the point where the parent is told)
+    has for a few milliseconds no arguments in /proc yet; it is read again until it has, or
+    named by its short name `name` (its executable's name, cut to 15 bytes)."""
+    deadline = time.monotonic() + 0.5
+    while True:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                command = [os.fsdecode(w) for w in f.read().split(b"\0") if w]
+        except OSError:
+            command = []
+        if command or time.monotonic() > deadline:
+            return command or [name]
+        time.sleep(0.001)
+
+
+def running(pids: list[int]) -> list[tuple[int, list[str]]]:
+    """(pid, command line) of each of these processes still there and not a zombie."""
+    found = []
+    for pid in pids:
+        seen = process(pid)
+        if seen is not None and seen.state != "Z":
+            found.append((pid, command_line(pid, seen.name)))
+    return found
+
+
+def named(pids: list[int]) -> str:
+    """ "pid N (command line)" of each process still there (not a zombie), comma-separated."""
+    return describe(running(pids))
+
+
+def end_children(
+    keep: set[int] = frozenset(), groups: set[int] = frozenset()
+) -> list[tuple[int, list[str]]]:
+    """Kill every child of this process but `keep` and those in a process group of `groups`,
+    and every process they leave (adopted by this one, its reaper), until none is left; return
+    the (pid, command) of each one that was still running. One that had already ended is
+    collected without a word."""
+    ended: list[tuple[int, list[str]]] = []
+    for _ in range(1000):
+        found = []
+        for pid in children():
+            if pid in keep:
+                continue
+            seen = process(pid)
+            if seen is None or seen.group in groups:
+                continue
+            found.append(pid)
+            if seen.state != "Z":
+                ended.append((pid, command_line(pid, seen.name)))
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+        if not found:
+            break
+        for pid in found:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+    return ended
+
+
+def describe(ended: list[tuple[int, list[str]]]) -> str:
+    return ", ".join(f"pid {pid} ({shlex.join(command)})" for pid, command in ended)
