@@ -9,6 +9,7 @@ import pytest
 
 from docpipe import catalog
 from docpipe.pages import prose
+from docpipe.pages.reading import Pages
 from projects import SmallProject
 
 pytestmark = pytest.mark.unit
@@ -68,7 +69,8 @@ def test_an_allowed_phrase_covers_its_number_only():
 def test_a_typed_number_is_named_with_page_and_line(tmp_path):
     small = SmallProject(tmp_path)
     page = small.write("docs/x.md", "# Title\n\nThe slope is\n2 at the start.\n")
-    found, used = prose.typed_numbers(small.catalog(), page, ())
+    cat = small.catalog()
+    found, used = prose.typed_numbers(cat, Pages(cat.project).page(page), ())
     assert len(found) == 1 and not used
     assert (found[0].path, found[0].line) == ("docs/x.md", 4)
     assert str(found[0]) == (

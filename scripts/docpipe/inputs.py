@@ -39,6 +39,12 @@ def _note(path, seen: tuple[int, int] | None | bool = False) -> None:
                 files[path] = state(path) if seen is False else seen
 
 
+def note(path, seen: tuple[int, int] | None) -> None:
+    """Note a file read before (a page of docpipe.pages.reading.Pages), with its state when
+    read, in each recording of this thread: as if it were opened now, at that state."""
+    _note(path, seen)
+
+
 def _traced_open(file, *args, **kwargs):
     _note(file)
     return _open(file, *args, **kwargs)

@@ -99,13 +99,16 @@ def inputs_key(project: Project) -> str:
 
 
 class _Site:
-    """The site's problems and catalog for one state of its inputs (inputs_key)."""
+    """The site's problems, catalog and pages for one state of its inputs (inputs_key): each
+    page is read once per state (docpipe.pages.reading.Pages), for the site's checks and the
+    page's own."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.key: str | None = None
         self.problems: list[Problem] = []
         self.catalog: catalog.Catalog | None = None
+        self.pages: pages.Pages | None = None
 
 
 _SITES: dict[Path, _Site] = {}
@@ -119,13 +122,20 @@ def site_problems(project: Project, key: str | None = None) -> tuple[list[Proble
     with site.lock:
         key = key or inputs_key(project)
         if site.key != key:
+            site.pages = pages.Pages(project)
             try:
                 site.catalog = catalog.load(project)
-                site.problems = pipeline.site_problems(site.catalog)
+                site.problems = pipeline.site_problems(site.catalog, site=site.pages)
             except DocpipeError as e:
                 site.catalog, site.problems = None, [e.problem]
             site.key = key
         return site.problems, site.catalog is not None
+
+
+def _pages(project: Project) -> pages.Pages | None:
+    """The pages the site's problems were found in (read for this state of the inputs)."""
+    site = _SITES.get(project.root.resolve())
+    return site.pages if site else None
 
 
 def check_site(project: Project) -> list[Problem]:
@@ -208,8 +218,14 @@ def page_markdown(project: Project, markdown: str, src: str, path: Path) -> str:
     `path` its file. A problem fails the build (PageWorkError); under `mkdocs serve` the page
     shows it instead."""
     name = project.rel(path)
-    site = check_site(project) if project.docs in path.parents and path.exists() else []
-    problems = consistency.include_problems(project, path) if path.exists() else []
+    on_site = project.docs in path.parents and path.exists()
+    site = check_site(project) if on_site else []
+    read = _pages(project) if on_site else None  # the pages the site's problems came from
+    problems = (
+        consistency.include_problems(project, pages.as_page(project, path, read))
+        if path.exists()
+        else []
+    )
     prose = [p for p in site if p.path == name and p.rule]  # only when serving
     problems += [p for p in site if p.path == name and p not in prose and p not in problems]
     if problems:  # pymdownx would raise on these with neither page nor line named
@@ -238,7 +254,9 @@ def _worked(project: Project, markdown: str, src: str, path: Path) -> tuple[str,
     """The page's Markdown with values, claim marks, notes, output blocks, the notebook
     buttons and the box, and the snippets it uses."""
     name = project.rel(path)
-    used = {u.snippet for u in pages.uses(project, path) if u.snippet} if path.exists() else set()
+    read = _pages(project) if project.docs in path.parents else None  # as page_markdown's
+    page = pages.as_page(project, path, read) if path.exists() else None
+    used = {u.snippet for u in page.uses if u.snippet} if page else set()
     stamp = values.stamp(used) if used else None
     if path.exists():
         markdown = _with_reader_notes(project, markdown, path)

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from docpipe.catalog import Catalog
 from docpipe.problems import RUN, Problem
@@ -22,6 +23,9 @@ from docpipe.recorded import cache, fingerprints, record, writing
 from docpipe.recorded.drift import Drift
 from docpipe.run.machine import default_jobs
 from docpipe.statuses import CheckStatus, DriftKind, ReaderStatus, RunStatus
+
+if TYPE_CHECKING:
+    from docpipe.pages.reading import Pages
 
 FAILURE_TAIL = 30  # lines of a failed snippet's output (its traceback) shown in the report
 
@@ -137,18 +141,25 @@ class AuditResult:
 
 
 def preflight(
-    cat: Catalog, snippets: list[Snippet], writing_outputs: bool = False, records: bool = False
+    cat: Catalog,
+    snippets: list[Snippet],
+    writing_outputs: bool = False,
+    records: bool = False,
+    site: Pages | None = None,
 ) -> list[Problem]:
     """Problems that stop regen before anything runs: the site's own (pages, includes, values,
     nav), section markers pymdownx would read otherwise than the runner, and a running torch
     other than the pinned one (with `records`, also records made with another). A recorded
-    output that does not exist yet is drift, not a problem: regen writes it."""
+    output that does not exist yet is drift, not a problem: regen writes it. `site`: the
+    build's pages, each read once (docpipe.pages.reading.Pages); a new one if not given."""
     from docpipe.pages import claims, consistency
+    from docpipe.pages.reading import Pages
     from docpipe.recorded import versions
     from docpipe.run import normalise
     from docpipe.sections import SectionError, find_sections
 
     project = cat.project
+    site = site or Pages(project)
     found: list[Problem] = []
     for snippet in snippets:
         try:
@@ -157,18 +168,22 @@ def preflight(
             found.append(e.problem)
     found += normalise.problems(cat)
     found += versions.problems(project, snippets if records else [])
-    found += claims.cannot_fail(project)
-    return found + consistency.page_problems(cat, outputs_made_later=writing_outputs)
+    found += claims.cannot_fail(project, site)
+    return found + consistency.page_problems(cat, outputs_made_later=writing_outputs, site=site)
 
 
-def site_problems(cat: Catalog, snippets: list[Snippet] | None = None) -> list[Problem]:
+def site_problems(
+    cat: Catalog, snippets: list[Snippet] | None = None, site: Pages | None = None
+) -> list[Problem]:
     """Every site problem of the whole site, as --check lists them; `mkdocs build` fails on
     each (the one code path of both)."""
     from docpipe.pages import consistency
+    from docpipe.pages.reading import Pages
 
+    site = site or Pages(cat.project)
     chosen = cat.snippets if snippets is None else snippets
-    return preflight(cat, chosen, writing_outputs=True, records=True) + (
-        consistency.output_problems(cat)
+    return preflight(cat, chosen, writing_outputs=True, records=True, site=site) + (
+        consistency.output_problems(cat, site)
     )
 
 
@@ -275,23 +290,24 @@ def publishable(
 def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool) -> CheckResult:
     """Run every snippet and compare what it would publish with what is committed."""
     from docpipe.environment import stamp
-    from docpipe.pages.reading import pages_using
+    from docpipe.pages.reading import Pages, pages_using
     from docpipe.recorded import drift, fingerprints, verified
 
     project = cat.project
+    site = Pages(project)  # the check's pages: each read and parsed once
     result = CheckResult(len(snippets), project=project)
     start_zygote(snippets, opts)
     result.problems = (
-        site_problems(cat, snippets)
+        site_problems(cat, snippets, site)
         if whole_site
-        else preflight(cat, snippets, writing_outputs=True, records=True)
+        else preflight(cat, snippets, writing_outputs=True, records=True, site=site)
     )
     named = {p.path for p in result.problems}
     runnable = [s for s in snippets if s.name not in named]  # a broken one is a problem only
     env = stamp()
     # Notebooks are compared before the runs, while the zygote imports: they read the pages
     # and the recorded files, which a check never changes.
-    notebooks = notebook_drift(project) if whole_site and not result.problems else []
+    notebooks = notebook_drift(project, site) if whole_site and not result.problems else []
     outcomes = run(runnable, cat, opts, "check")
     on_disk = project.generated_index()
     for snippet in runnable:
@@ -313,7 +329,7 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
             status = CheckStatus.DRIFTED if drifts else CheckStatus.ENVIRONMENT_ONLY
         verdict = Verdict(snippet.name, status, snippet, drifts, files, environment=note)
         if status == CheckStatus.DRIFTED:
-            verdict.pages = pages_using(snippet)
+            verdict.pages = pages_using(snippet, site)
             verdict.since = fingerprints.since_recorded(snippet, cat.settings[snippet]).changed
         result.verdicts.append(verdict)
     result.verdicts += notebooks
@@ -325,21 +341,25 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
     if whole_site:
         from docpipe.pages import agreement
 
-        result.claims = agreement.tally(cat)
+        result.claims = agreement.tally(cat, site)
     return result
 
 
-def notebook_drift(project: Project) -> list[Verdict]:
+def notebook_drift(project: Project, site: Pages | None = None) -> list[Verdict]:
     """A verdict for each notebook that differs from what regen would write."""
     from docpipe.pages import notebooks
+    from docpipe.pages.reading import Pages
     from docpipe.recorded import drift
 
+    site = site or Pages(project)
     found = []
-    expected = notebooks.expected(project)
+    expected = notebooks.expected(project, site)
     on_disk = set(project.notebooks.glob("**/*.ipynb"))
-    waiting = {notebooks.notebook_path(project, p) for p in notebooks.tutorial_pages(project)}
+    shown = notebooks.tutorial_pages(project, site)
+    waiting = {notebooks.notebook_path(project, p) for p in shown}
     for d in drift.compare(project, expected, on_disk - (waiting - set(expected))):
-        cells = notebooks.differing_cells(project, d.path) if d.problem == DriftKind.DIFFERS else []
+        differs = d.problem == DriftKind.DIFFERS
+        cells = notebooks.differing_cells(project, d.path, site) if differs else []
         page = project.docs / d.path.relative_to(project.notebooks).with_suffix(".md")
         found.append(
             Verdict(
@@ -371,12 +391,17 @@ def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> 
     stats = cache.tree_stats(project, recorded_inputs)
     if not force and cache.unchanged_since_last_regen(cached, stats, selected):
         return RegenResult(unchanged=len(snippets), notes=notes)
-    result = RegenResult(problems=preflight(cat, snippets, writing_outputs=True), notes=notes)
+    from docpipe.pages.reading import Pages
+
+    site = Pages(project)  # the regen's pages: each read and parsed once
+    result = RegenResult(
+        problems=preflight(cat, snippets, writing_outputs=True, site=site), notes=notes
+    )
     if result.problems:
         return result
     try:
         with writing.batch(project) as into:
-            _regen(snippets, cat, opts, force, cached, stats, taken, into, result)
+            _regen(snippets, cat, opts, force, cached, stats, taken, into, result, site=site)
     except writing.WriteError as e:
         done = result.ran - len(result.failed)
         said = f"{e.message}; nothing was written ({done} snippets ran, none recorded)"
@@ -385,7 +410,7 @@ def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> 
     return result
 
 
-def _regen(snippets, cat, opts, force, cached, stats, taken, into, result) -> None:
+def _regen(snippets, cat, opts, force, cached, stats, taken, into, result, *, site) -> None:
     from docpipe.environment import stamp
 
     project = cat.project
@@ -416,7 +441,7 @@ def _regen(snippets, cat, opts, force, cached, stats, taken, into, result) -> No
         inputs = cache.with_reads(outcome.result.inputs, reads, digests, taken)
         runs[snippet.key] = cache.entry(inputs, cat.settings[snippet], files, digests)
     _write_notebooks(
-        project, cached.setdefault("notebooks", {}), force, set(result.failed), result, into
+        project, cached.setdefault("notebooks", {}), force, set(result.failed), result, into, site
     )
     cached["digests"] = {**cached.get("digests", {}), **digests.now}
     clean = not result.failed and not result.wrote and not result.kept and not result.deleted
@@ -433,16 +458,17 @@ def _write_notebooks(
     failed: set[Snippet],
     result: RegenResult,
     into: writing.Batch,
+    site: Pages,
 ):
     """Regenerate the notebooks whose page, snippets or recorded runs changed; a notebook
     showing a snippet whose run just failed keeps its old version, like the snippet's files."""
     from docpipe.pages import notebooks
-    from docpipe.pages.reading import uses
 
-    wanted = {notebooks.notebook_path(project, p): p for p in notebooks.tutorial_pages(project)}
+    shown_on = notebooks.tutorial_pages(project, site)
+    wanted = {notebooks.notebook_path(project, p): p for p in shown_on}
     for notebook, page in sorted(wanted.items()):
         name = project.rel(notebook)
-        shown = {u.snippet for u in uses(project, page) if u.snippet}
+        shown = {u.snippet for u in site.page(page).uses if u.snippet}
         if failed & shown:
             result.kept.append(f"{name} as it was (a snippet it shows failed)")
             continue
@@ -450,10 +476,10 @@ def _write_notebooks(
         if unrecorded:
             result.kept.append(f"{name} as it was ({', '.join(unrecorded)} not recorded yet)")
             continue
-        made_from = notebooks.inputs(project, page)
+        made_from = notebooks.inputs(project, page, site)
         if not force and cache.notebook_fresh(project, made_from, notebook, cached.get(name)):
             continue
-        data = notebooks.render(project, page)
+        data = notebooks.render(project, site.page(page))
         if into.write(notebook, data):
             result.wrote.append(name)
         cached[name] = cache.notebook_entry(project, made_from, data)

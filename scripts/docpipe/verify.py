@@ -153,11 +153,11 @@ def child(project: Project, out: Path, jobs: int) -> None:
 def cited_claims(snippet: Snippet) -> list[str]:
     """The sections of a snippet that pages cite as checked claims, in source order."""
     from docpipe.pages.claims import find
-    from docpipe.pages.reading import markdown_pages
+    from docpipe.pages.reading import Pages
     from docpipe.sections import SectionError, find_sections
 
     project = snippet.project
-    pages = markdown_pages(project)
+    pages = Pages(project).all()
     cited = {c.section for page in pages for c in find(project, page) if c.snippet == snippet}
     try:
         order = list(find_sections(snippet.source.read_text(encoding="utf-8"), snippet.name))

@@ -15,11 +15,10 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from docpipe.catalog import Catalog
 from docpipe.pages import claims, sentences
-from docpipe.pages.reading import markdown_pages
+from docpipe.pages.reading import Page, Pages
 from docpipe.problems import Problem
 from docpipe.project import Project, Snippet
 from docpipe.sections import parsed
@@ -54,18 +53,18 @@ def _asserting(project: Project, marks) -> bool:
     )
 
 
-def check(cat: Catalog, page: Path, allowed: tuple[str, ...]) -> tuple[list[Problem], set[str]]:
+def check(cat: Catalog, page: Page, allowed: tuple[str, ...]) -> tuple[list[Problem], set[str]]:
     """Problems for the page's agreement sentences and exercise solutions that no claim asserts,
     and the allowed phrases that spared one."""
     project = cat.project
-    text = page.read_text(encoding="utf-8")
+    text = page.text
     found, used = [], set()
-    for s in sentences.read(text):
+    for s in page.once(sentences.read):
         if not says_agree(s):
             continue
         if sentences.spared(s, allowed, used):
             continue
-        where = project.rel(page), s.line
+        where = page.name, s.line
         if not s.claims:
             found.append(
                 Problem(
@@ -83,7 +82,7 @@ def check(cat: Catalog, page: Path, allowed: tuple[str, ...]) -> tuple[list[Prob
                 )
             )
     lines = text.split("\n")
-    for solution in sentences.solutions(text):
+    for solution in page.once(sentences.solutions):
         body = "\n".join(lines[solution.first - 1 : solution.last])
         phrase = next((p for p in allowed if p in " ".join(body.split())), None)
         if phrase:
@@ -91,7 +90,7 @@ def check(cat: Catalog, page: Path, allowed: tuple[str, ...]) -> tuple[list[Prob
         elif not _asserting(project, solution.claims):
             found.append(
                 Problem(
-                    project.rel(page),
+                    page.name,
                     solution.first,
                     "an exercise solution without a claim that asserts"
                     " its hand result on the run's numbers; put {{ claim <key>.py:<section> }}"
@@ -163,16 +162,15 @@ class Tally:
         )
 
 
-def tally(cat: Catalog) -> Tally:
+def tally(cat: Catalog, site: Pages | None = None) -> Tally:
     project = cat.project
     markers = pages = said = said_asserted = solved = solved_asserted = excepted = 0
-    for page in markdown_pages(project):
-        text = page.read_text(encoding="utf-8")
+    for page in (site or Pages(project)).all():
         found = len(claims.find(project, page))
         markers, pages = markers + found, pages + bool(found)
-        allowed = cat.allowed(project.rel(page), RULE)
+        allowed = cat.allowed(page.name, RULE)
         agreeing = []
-        for s in sentences.read(text):
+        for s in page.once(sentences.read):
             if says_agree(s):
                 if sentences.spared(s, allowed, set()):
                     excepted += 1
@@ -180,7 +178,7 @@ def tally(cat: Catalog) -> Tally:
                     agreeing.append(s)
         said += len(agreeing)
         said_asserted += sum(bool(s.claims) and _asserting(project, s.claims) for s in agreeing)
-        answers = sentences.solutions(text)
+        answers = page.once(sentences.solutions)
         solved += len(answers)
         solved_asserted += sum(_asserting(project, a.claims) for a in answers)
     return Tally(markers, pages, said, said_asserted, solved, solved_asserted, excepted)

@@ -243,6 +243,7 @@ def check(project: Project, site: Path) -> list[Finding]:
     """Everything the build should have done to the site in `site` and did not."""
     found: list[Finding] = []
     expected = expected_pages(project)
+    read = pages.Pages(project)  # each Markdown page read once, for its page and its notebook's
     for page in expected:
         path = site / page.built
         if not path.is_file():
@@ -256,7 +257,7 @@ def check(project: Project, site: Path) -> list[Finding]:
                 )
             )
             continue
-        found += check_page(project, site, page, path.read_text(encoding="utf-8"))
+        found += check_page(project, site, page, path.read_text(encoding="utf-8"), read)
     for built in sorted(site.rglob("*.html")):
         rel = built.relative_to(site).as_posix()
         if rel not in {p.built for p in expected}:  # 404.html, a stray page
@@ -274,14 +275,19 @@ def _in_nav(project: Project, page: Page) -> bool:
     return rel in (project.site.nav or ())
 
 
-def check_page(project: Project, site: Path, page: Page, text: str) -> list[Finding]:
+def check_page(
+    project: Project, site: Path, page: Page, text: str, read: pages.Pages | None = None
+) -> list[Finding]:
+    """What the build should have done to one built page (`text`, its HTML) and did not;
+    `read`: the Markdown pages, each read once (docpipe.pages.reading.Pages)."""
     root = parse(text)
-    source = page.tutorial.read_text(encoding="utf-8") if page.tutorial else ""
+    tutorial = pages.as_page(project, page.tutorial, read) if page.tutorial else None
+    source = tutorial.text if tutorial else ""
     notebook = page.source.suffix == ".ipynb"
-    found = _markers(page, root, source, _included(project, page) if page.tutorial else [])
+    found = _markers(page, root, source, _included(project, tutorial) if tutorial else [])
     found += _math(page, root)
     found += _requests(page.built, root)
-    found += _images(project, site, page, root)
+    found += _images(project, site, page, root, tutorial)
     if notebook and not any("jp-Notebook" in n.classes() or "jupyter-wrapper" in n.classes()
                             for n in root.walk()):  # fmt: skip
         found.append(
@@ -294,18 +300,18 @@ def check_page(project: Project, site: Path, page: Page, text: str) -> list[Find
     if page.tutorial:
         found += _claims(project, page, root, source)
     if page.tutorial and not notebook:
-        found += _outputs(project, page, root)
-        found += _box(project, page, root)
+        found += _outputs(project, page, root, tutorial)
+        found += _box(project, page, root, tutorial)
     return found
 
 
 # ---- markers and math ---------------------------------------------------------------------
 
 
-def _included(project: Project, page: Page) -> list[str]:
+def _included(project: Project, tutorial: pages.Page) -> list[str]:
     """The text of what the page's Markdown includes: outputs as their records hold them."""
     texts = []
-    for inc in pages.includes(project, page.tutorial):
+    for inc in tutorial.includes:
         if inc.problem:
             continue
         use = pages.classify(project, inc)
@@ -442,12 +448,12 @@ def _claim_target(project: Project, href: str) -> tuple[tuple[str, str] | None, 
 TITLE = re.compile(r"""\btitle=(?:"([^"]*)"|'([^']*)')""")
 
 
-def _outputs(project: Project, page: Page, root: Node) -> list[Finding]:
+def _outputs(project: Project, page: Page, root: Node, tutorial: pages.Page) -> list[Finding]:
     """Each output block the Markdown includes holds its record's text, line for line."""
     blocks = [(n, _block_title(n), _code_text(n)) for n in root.walk() if n.tag == "pre"]
     used: set[int] = set()
     found = []
-    for inc in pages.includes(project, page.tutorial):
+    for inc in tutorial.includes:
         use = pages.classify(project, inc)
         if use.kind != "output" or inc.missing or inc.problem:
             continue
@@ -500,7 +506,9 @@ def _difference(got: str, want: str, snippet: Snippet, where: str) -> str:
     )
 
 
-def _images(project: Project, site: Path, page: Page, root: Node) -> list[Finding]:
+def _images(
+    project: Project, site: Path, page: Page, root: Node, tutorial: pages.Page | None
+) -> list[Finding]:
     """No image whose file the site lacks; every figure the Markdown shows is on the page."""
     found, shown = [], set()
     base = posixpath.dirname(page.built)
@@ -515,8 +523,8 @@ def _images(project: Project, site: Path, page: Page, root: Node) -> list[Findin
                 shown.add(target)
                 if not (site / target).is_file():
                     found.append(Finding(page.built, describe(node), f"figure missing: {url}"))
-    if page.tutorial and page.source.suffix == ".md":
-        for use in pages.uses(project, page.tutorial):
+    if tutorial and page.source.suffix == ".md":
+        for use in tutorial.uses:
             if use.kind != "figure" or use.path is None:
                 continue
             target = use.path.relative_to(project.docs).as_posix()
@@ -541,9 +549,9 @@ def _resolve(project: Project, base: str, url: str) -> str:
     return posixpath.normpath(path)
 
 
-def _box(project: Project, page: Page, root: Node) -> list[Finding]:
+def _box(project: Project, page: Page, root: Node, tutorial: pages.Page) -> list[Finding]:
     """A page that shows runs says how it was made, naming the torch each run used."""
-    used = {u.snippet for u in pages.uses(project, page.tutorial) if u.snippet}
+    used = {u.snippet for u in tutorial.uses if u.snippet}
     recorded = [records.load(s) for s in sorted(used, key=lambda s: s.key) if s.record.exists()]
     if not recorded:
         return []

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from docpipe import inputs, vacuous
-from docpipe.pages.reading import CLAIM, markdown_pages
+from docpipe.pages.reading import CLAIM, Page, Pages, as_page
 from docpipe.pages.reproduced import claim_versions
 from docpipe.pages.sentences import SENTENCE_END  # the one rule for where a sentence ends
 from docpipe.problems import DocpipeError, Problem
@@ -45,12 +45,13 @@ class Claim:
     sentence: str  # the sentence the marker follows, as written in the page
 
 
-def find(project: Project, page: Path) -> list[Claim]:
-    text = page.read_text(encoding="utf-8")
+def find(project: Project, page: Path | Page) -> list[Claim]:
+    page = as_page(project, page)
+    text = page.text
     return [
         Claim(
-            page,
-            text.count("\n", 0, m.start()) + 1,
+            page.path,
+            page.line_of(m.start()),
             project.snippet_at(project.snippets / m["snippet"]),
             m["section"],
             sentence_before(text, m.start()),
@@ -116,15 +117,14 @@ def _assert_lines(text: str, name: str) -> tuple[ast.Assert, ...]:
     return tuple(n for n in ast.walk(parsed(text, name)) if isinstance(n, ast.Assert))
 
 
-def problems(project: Project) -> list[Problem]:
+def problems(project: Project, site: Pages | None = None) -> list[Problem]:
     """Every marker that is malformed or names a section without an assert, by page and line."""
     found = []
-    for page in markdown_pages(project):
-        text = page.read_text(encoding="utf-8")
-        name = project.rel(page)
-        for m in LOOSE.finditer(text):
+    for page in (site or Pages(project)).all():
+        name = page.name
+        for m in LOOSE.finditer(page.text):
             if not CLAIM.fullmatch(m[0]):
-                line = text.count("\n", 0, m.start()) + 1
+                line = page.line_of(m.start())
                 found.append(
                     Problem(
                         name,
@@ -154,12 +154,12 @@ def problems(project: Project) -> list[Problem]:
     return found
 
 
-def cannot_fail(project: Project) -> list[Problem]:
+def cannot_fail(project: Project, site: Pages | None = None) -> list[Problem]:
     """Every claim whose text shows that it cannot fail (docpipe.vacuous), by page line, the
     sentence it backs and the snippet line: regen refuses to run before them, as --check and
     the build do."""
     found = []
-    for page in markdown_pages(project):
+    for page in (site or Pages(project)).all():
         for claim in find(project, page):
             if not claim.snippet.source.is_file():
                 continue
@@ -167,7 +167,7 @@ def cannot_fail(project: Project) -> list[Problem]:
                 checks(claim.snippet, claim.section)
             except CannotFail as e:
                 message = f'the claim of "{claim.sentence}": {e}'
-                found.append(Problem(project.rel(page), claim.line, message))
+                found.append(Problem(page.name, claim.line, message))
             except ClaimError:
                 continue  # problems() names it
     return found
@@ -181,12 +181,12 @@ def _printed(snippet: Snippet, section: str) -> bool:
         return False  # not recorded yet: the drift check names that
 
 
-def cited(snippet: Snippet, section: str) -> list[Claim]:
+def cited(snippet: Snippet, section: str, site: Pages | None = None) -> list[Claim]:
     """The claims of every page that cite this section of the snippet."""
     project = snippet.project
     return [
         c
-        for page in markdown_pages(project)
+        for page in (site or Pages(project)).all()
         for c in find(project, page)
         if c.snippet == snippet and c.section == section
     ]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from docpipe import inputs
 from docpipe.catalog import Catalog
-from docpipe.pages import claims, markup, rules
+from docpipe.pages import claims, rules
 from docpipe.pages import reading as pages
 from docpipe.pages.claims import LOOSE
 from docpipe.pages.notebooks import notebook_path, tutorial_pages
@@ -35,13 +35,16 @@ def problems(cat: Catalog) -> list[Problem]:
     return page_problems(cat) + output_problems(cat)
 
 
-def page_problems(cat: Catalog, outputs_made_later: bool = False) -> list[Problem]:
+def page_problems(
+    cat: Catalog, outputs_made_later: bool = False, site: pages.Pages | None = None
+) -> list[Problem]:
     """What an author must fix in pages, snippets.toml or mkdocs.yml; regen cannot."""
     project = cat.project
+    site = site or pages.Pages(project)
     found: list[Problem] = []
-    for page in pages.markdown_pages(project):
+    for page in site.all():
         found += include_problems(project, page, outputs_made_later)
-    uses = pages.all_uses(project)
+    uses = pages.all_uses(project, site)
     for use in uses:
         where = project.rel(use.page), use.line
         named = use.path is not None and not use.path.exists()  # by include_problems
@@ -54,20 +57,21 @@ def page_problems(cat: Catalog, outputs_made_later: bool = False) -> list[Proble
                     f"{use.snippet.name} declares no value '{use.detail}' in snippets.toml",
                 )
             )
-    for page in pages.markdown_pages(project):
+    for page in site.all():
         found += typed_outputs(project, page) + unshown_sections(project, page)
         found += unread_markers(project, page)
-    return found + nav_problems(project)
+    return found + nav_problems(project, site)
 
 
-def output_problems(cat: Catalog) -> list[Problem]:
+def output_problems(cat: Catalog, site: pages.Pages | None = None) -> list[Problem]:
     """Snippets no page shows, recorded files no snippet owns or a page cannot show as
     recorded, claims that check nothing, and what the page rules find in prose (docpipe.pages.rules:
     typed numbers, general sentences, unasserted agreement): reported by --check, but no reason
     to refuse a regen."""
     project = cat.project
-    found = claims.problems(project) + rules.problems(cat)
-    uses = pages.all_uses(project)
+    site = site or pages.Pages(project)
+    found = claims.problems(project, site) + rules.problems(cat, site=site)
+    uses = pages.all_uses(project, site)
     shown = {u.snippet for u in uses if u.kind in ("code", "output")}
     for snippet in cat.snippets:
         if snippet not in shown and not cat.exempt(snippet.name, "not-on-a-page"):
@@ -77,7 +81,7 @@ def output_problems(cat: Catalog) -> list[Problem]:
     for use in uses:
         if use.kind == "output" and use.path.is_file():
             found += swallowed_lines(project, use.path, (project.rel(use.page), use.line))
-    for page in pages.markdown_pages(project):
+    for page in site.all():
         found += output_includes(project, page)
     generated = project.generated
     for path in sorted(generated.rglob("*")) if generated.is_dir() else []:
@@ -106,13 +110,14 @@ def _owner_exists(project: Project, output: Path) -> bool:
     )
 )
 def include_problems(
-    project: Project, page: Path, outputs_made_later: bool = False
+    project: Project, page: Path | pages.Page, outputs_made_later: bool = False
 ) -> list[Problem]:
     """Every include as pymdownx would read it: the file exists and so does the section.
     With outputs_made_later (regen), a recorded output regen is about to write may be missing."""
+    page = pages.as_page(project, page)
     found = []
-    for inc in pages.includes(project, page):
-        where = project.rel(page), inc.line
+    for inc in page.includes:
+        where = page.name, inc.line
         made_later = project.generated in inc.path.parents
         if made_later and not inc.path.exists() and not _owner_exists(project, inc.path):
             owner = project.owner(inc.path)
@@ -168,18 +173,19 @@ def _output_section_problems(project: Project, inc, where: tuple[str, int]) -> l
 
 
 @inputs.memo(key=_per_page)
-def output_includes(project: Project, page: Path) -> list[Problem]:
+def output_includes(project: Project, page: Path | pages.Page) -> list[Problem]:
     """Each section output a page includes printed something, the sections of one block ran one
     after another, and the block sits under the code that printed it: the nearest code block
     above it shows the last section it includes, or a later one, when nothing was printed in
     between. A whole output shown on a page that shows its snippet's code sits under the code
     of the last section that printed. (Needs the records: reported by --check and the build,
     not before a regen.)"""
-    name = project.rel(page)
+    page = pages.as_page(project, page)
+    name = page.name
     found: list[Problem] = []
     code: list[tuple[int, object, str]] = []  # (fence line, snippet, section) of code blocks
     whole: list[tuple[int, int, object]] = []  # (fence line, include line, snippet)
-    for inc in pages.includes(project, page):
+    for inc in page.includes:
         if inc.problem or inc.fence is None:
             continue
         use = pages.classify(project, inc)
@@ -270,12 +276,13 @@ def output_includes(project: Project, page: Path) -> list[Problem]:
 
 
 @inputs.memo(key=_per_page)
-def unshown_sections(project: Project, page: Path) -> list[Problem]:
+def unshown_sections(project: Project, page: Path | pages.Page) -> list[Problem]:
     """A page that shows a snippet's code shows all of it: every section but its claims, in
     the snippet's order, since the page's notebook runs them top to bottom (a section left out
     leaves the names it defines undefined in the notebook)."""
+    page = pages.as_page(project, page)
     shown: dict = {}
-    for inc in pages.includes(project, page):
+    for inc in page.includes:
         use = pages.classify(project, inc) if not inc.problem else None
         if use and use.kind == "code":
             shown.setdefault(use.snippet, []).append((inc.line, inc.section))
@@ -288,7 +295,7 @@ def unshown_sections(project: Project, page: Path) -> list[Problem]:
         except (OSError, SectionError):
             continue  # named by the include's own check
         got = list(dict.fromkeys(s for _, s in included if s in wanted))
-        where = project.rel(page), included[0][0]
+        where = page.name, included[0][0]
         missing = [name for name in wanted if name not in got]
         if missing:
             found.append(
@@ -323,12 +330,12 @@ MASK = "DOCPIPEMARKER"
 
 
 @inputs.memo(key=_per_page)
-def unread_markers(project: Project, page: Path) -> list[Problem]:
+def unread_markers(project: Project, page: Path | pages.Page) -> list[Problem]:
     """`{{ ... }}` that is neither a value (`{{ <key>.py:<name> }}`) nor a claim marker: the
     build would publish it as literal braces. In prose, links, HTML and image text every one
     is named; in math only one naming a .py (LaTeX groups braces)."""
-    text = markup.without_examples(page.read_text(encoding="utf-8"))
-    masked = pages.CLAIM.sub(MASK, pages.VALUE.sub(MASK, text))
+    page = pages.as_page(project, page)
+    masked = pages.CLAIM.sub(MASK, pages.VALUE.sub(MASK, page.source))
     found = []
 
     def look(content: str, line: int, math: bool = False) -> None:
@@ -338,7 +345,7 @@ def unread_markers(project: Project, page: Path) -> list[Problem]:
             at = line + content.count("\n", 0, m.start())
             found.append(
                 Problem(
-                    project.rel(page),
+                    page.name,
                     at,
                     f"{m[0][:60]} is neither a value {{{{ <key>.py:<name> }}}} nor"
                     " a claim {{ claim <key>.py:<section> }} (no space around the colon); the"
@@ -386,18 +393,19 @@ def swallowed_lines(project: Project, output: Path, where: tuple[str, int]) -> l
 
 
 @inputs.memo(key=_per_page)
-def typed_outputs(project: Project, page: Path) -> list[Problem]:
+def typed_outputs(project: Project, page: Path | pages.Page) -> list[Problem]:
     """What a fenced block may show: output only as exactly one include of a recorded output,
     titled with the command that produced it, whatever its language (a block in a language
     that is not CODE_LANGS is output: ```ansi, ```json, ```text ...); a block titled as a
     snippet holds only includes of that snippet; no value or claim marker inside a block
     (what a block shows is a file's text, never a value put into it)."""
+    page = pages.as_page(project, page)
     found = []
-    text = markup.without_examples(page.read_text(encoding="utf-8"))
-    included = {inc.line: inc for inc in pages.includes(project, page, text)}
-    for fence in pages.fences(text):
+    text = page.source
+    included = {inc.line: inc for inc in page.includes}
+    for fence in page.fences:
         lang = fence.info.lstrip("{").strip().lstrip(".").split(" ")[0].split("}")[0]
-        where = project.rel(page), fence.first
+        where = page.name, fence.first
         inner = [included[n] for n in range(fence.first + 1, fence.last) if n in included]
         outputs = [inc for inc in inner if pages.classify(project, inc).kind == "output"]
         if (
@@ -434,11 +442,11 @@ def typed_outputs(project: Project, page: Path) -> list[Problem]:
                 found.append(Problem(*where, f'an output block must be titled title="{command}"'))
         found += _titled_file(project, where, fence, inner)
         found += _markers_in(where, fence, text)
-    for t in pages.tokens(text):
+    for t in page.tokens:
         if t.type == "code_block":  # indented by four spaces: what it shows cannot be told
             found.append(
                 Problem(
-                    project.rel(page),
+                    page.name,
                     t.map[0] + 1,
                     f"an indented code block: fence it and {UNNAMED}",
                 )
@@ -513,13 +521,13 @@ UNNAMED = (
 )
 
 
-def nav_problems(project: Project) -> list[Problem]:
+def nav_problems(project: Project, site: pages.Pages | None = None) -> list[Problem]:
     """Every page and every generated notebook must be reachable from the nav of mkdocs.yml
     (as MkDocs' config loader reads it: Project.site.nav)."""
     listed = project.site.nav
     if listed is None:
         return []  # MkDocs then lists every page itself
-    made = [notebook_path(project, p) for p in tutorial_pages(project)]
+    made = [notebook_path(project, p) for p in tutorial_pages(project, site)]
     notebooks = {*project.notebooks.glob("**/*.ipynb"), *made}
     wanted = [*pages.markdown_pages(project), *sorted(notebooks)]
     return [

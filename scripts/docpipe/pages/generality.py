@@ -18,10 +18,10 @@ no matter, means, raises an error) needs a claim, which may check that one case.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from docpipe.catalog import Catalog
 from docpipe.pages import claims, sentences
+from docpipe.pages.reading import Page
 from docpipe.problems import Problem
 
 RULE = "general-sentence"
@@ -74,17 +74,17 @@ def is_general(sentence: sentences.Sentence) -> bool:
     return not scoped(sentence) or bool(sentence.has_word(STRONG))
 
 
-def check(cat: Catalog, page: Path, allowed: tuple[str, ...]) -> tuple[list[Problem], set[str]]:
+def check(cat: Catalog, page: Page, allowed: tuple[str, ...]) -> tuple[list[Problem], set[str]]:
     """Problems for each general sentence of the page not backed over its cases, and the
     allowed phrases that spared one."""
     found, used = [], set()
-    for s in sentences.read(page.read_text(encoding="utf-8")):
+    for s in page.once(sentences.read):
         if not is_general(s):
             continue
         if sentences.spared(s, allowed, used):
             continue
         project = cat.project
-        where = project.rel(page), s.line
+        where = page.name, s.line
         if not s.claims:
             found.append(
                 Problem(

@@ -33,19 +33,19 @@ def page_of(project: Project, notebook: Path) -> Path | None:
     return page if page.is_file() else None
 
 
-def tutorial_pages(project: Project) -> list[Path]:
+def tutorial_pages(project: Project, site: pages.Pages | None = None) -> list[Path]:
     """Pages that show snippet code get a notebook."""
     return [
-        p
-        for p in pages.markdown_pages(project)
-        if any(u.kind == "code" for u in pages.uses(project, p))
+        p.path
+        for p in (site or pages.Pages(project)).all()
+        if any(u.kind == "code" for u in p.uses)
     ]
 
 
-def inputs(project: Project, page: Path) -> list[Path]:
+def inputs(project: Project, page: Path, site: pages.Pages | None = None) -> list[Path]:
     """What a page's notebook is made from, in a fixed order: the page, each snippet it shows
     with its recorded run, the files it shows (the regen cache keys the notebook on them)."""
-    found = pages.uses(project, page)
+    found = pages.as_page(project, page, site).uses
     snippets = sorted({u.snippet for u in found if u.snippet})
     files = sorted({u.path for u in found if u.kind == "file"})
     return [page, *(p for s in snippets for p in (s.source, s.record)), *files]
@@ -60,12 +60,13 @@ def section_output(snippet: Snippet, section: str) -> str:
     return records.load(snippet).output_of(section)
 
 
-def build(project: Project, page: Path):
+def build(project: Project, page: Path | pages.Page):
     import nbformat.v4 as nbf
 
-    page_url = project.site.page_url(page.relative_to(project.docs).as_posix())
-    text = values.substitute(project, page.read_text(encoding="utf-8"), project.rel(page))
-    text = claims.render(project, text, project.rel(page), notebook=True)
+    page = pages.as_page(project, page)
+    page_url = project.site.page_url(page.path.relative_to(project.docs).as_posix())
+    text = values.substitute(project, page.text, page.name)
+    text = claims.render(project, text, page.name, notebook=True)
     cells = [
         nbf.new_markdown_cell(
             f"*This notebook is generated from the page [{page_url}]({page_url}). Every output "
@@ -83,7 +84,7 @@ def build(project: Project, page: Path):
 
     lines = text.splitlines()
     fences = {f.first - 1: f for f in pages.fences(text)}
-    included = {inc.line: inc for inc in pages.includes(project, page, text)}
+    included = {inc.line: inc for inc in pages.includes(project, page.path, text)}
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -161,18 +162,18 @@ def _site_links(project: Project, source: str) -> str:
     return ATTRS.sub(")", source)
 
 
-def render(project: Project, page: Path) -> bytes:
+def render(project: Project, page: Path | pages.Page) -> bytes:
     import nbformat
 
     return (nbformat.writes(build(project, page)) + "\n").encode()
 
 
-def differing_cells(project: Project, path: Path) -> list[str]:
+def differing_cells(project: Project, path: Path, site: pages.Pages | None = None) -> list[str]:
     """Name the cells of a committed notebook that differ from the regenerated one."""
     import nbformat
 
     page = project.docs / path.relative_to(project.notebooks).with_suffix(".md")
-    new = nbformat.reads(render(project, page).decode(), as_version=4).cells
+    new = nbformat.reads(render(project, pages.as_page(project, page, site)).decode(), 4).cells
     try:
         old = nbformat.read(path, as_version=4).cells
     except Exception as e:  # a hand-broken file is still named, with why it cannot be read
@@ -189,11 +190,13 @@ def differing_cells(project: Project, path: Path) -> list[str]:
     return lines
 
 
-def expected(project: Project) -> dict[Path, bytes]:
+def expected(project: Project, site: pages.Pages | None = None) -> dict[Path, bytes]:
     """What regen writes, for every page whose snippets all have a recorded run (a snippet
     without one is reported as drift of its own, and its page's notebook waits for it)."""
+    site = site or pages.Pages(project)
+    shown = [site.page(p) for p in tutorial_pages(project, site)]
     return {
-        notebook_path(project, p): render(project, p)
-        for p in tutorial_pages(project)
-        if all(u.snippet.record.exists() for u in pages.uses(project, p) if u.snippet)
+        notebook_path(project, p.path): render(project, p)
+        for p in shown
+        if all(u.snippet.record.exists() for u in p.uses if u.snippet)
     }

@@ -120,11 +120,13 @@ def is_output(project: Project, inc: pages.Include) -> bool:
     return not inc.problem and pages.classify(project, inc).kind == "output"
 
 
-def blocks(project: Project, page: Path, text: str | None = None) -> list[Block]:
+def blocks(project: Project, page: Path | pages.Page, text: str | None = None) -> list[Block]:
     """The output blocks of a page whose includes name sections (one snippet's, or the first
-    include's snippet when they mix: consistency names the mix)."""
+    include's snippet when they mix: consistency names the mix); `text`: the page's Markdown
+    as a generator hands it over, in place of its file's."""
+    included = pages.as_page(project, page).includes if text is None else None
     by_fence: dict[int, list[pages.Include]] = {}
-    for inc in pages.includes(project, page, text):
+    for inc in included or pages.includes(project, page, text):
         if inc.fence is not None and inc.section and is_output(project, inc):
             by_fence.setdefault(inc.fence.first, []).append(inc)
     return [

@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
-from pathlib import Path
 
-from docpipe.pages.reading import parser
+from docpipe.pages.reading import Page, parser
 from docpipe.problems import Problem
 
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?!\w)")
@@ -30,9 +29,11 @@ class Passage:
     text: str
 
 
-def prose(text: str) -> list[Passage]:
-    """The prose of a page, as runs of text with their line numbers."""
+def prose(text: str | Page) -> list[Passage]:
+    """The prose of a page (a Page, or Markdown), as runs of text with their line numbers.
+    Parsed with its markers made one neutral sign: another text than the page's own."""
     md = parser()  # the one page reader, as everywhere else
+    text = text.text if isinstance(text, Page) else text
     lines = QUOTED.sub(VALUE_MARK, text).split("\n")
     found: list[Passage] = []
     for token in md.parse("\n".join(lines)):
@@ -95,10 +96,10 @@ def _html(md, content: str, first: int) -> list[Passage]:
     return chunks
 
 
-def typed_numbers(cat, page: Path, allowed: tuple[str, ...]) -> tuple[list[Problem], set[str]]:
+def typed_numbers(cat, page: Page, allowed: tuple[str, ...]) -> tuple[list[Problem], set[str]]:
     """Problems for each number typed in the page's prose, and the allowed phrases it used."""
     found, used = [], set()
-    for chunk in prose(page.read_text(encoding="utf-8")):
+    for chunk in page.once(prose):
         for m in NUMBER.finditer(chunk.text):
             phrase = covering(chunk.text, m.start(), m.end(), allowed)
             if phrase:
@@ -108,7 +109,7 @@ def typed_numbers(cat, page: Path, allowed: tuple[str, ...]) -> tuple[list[Probl
             context = " ".join(context.replace(VALUE_MARK, "{{ }}").split())
             found.append(
                 Problem(
-                    cat.project.rel(page),
+                    page.name,
                     chunk.line,
                     f"the number {m[0]} is typed by hand in prose"
                     f" (...{context}...); quote it from a run with {{{{ <key>.py:<name> }}}}, or"

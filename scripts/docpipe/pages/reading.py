@@ -1,5 +1,9 @@
 """The one reader of pages: what they include, show and quote, found with markdown-it-py.
 
+A page is read once per build into a Page, the value every rule and renderer is handed: its
+text, its tokens, fences, includes, uses and markers, each parsed on first use and kept with it.
+A build makes one Pages (its session of pages); nothing on the page side opens a page itself.
+
 Include lines are read with pymdownx.snippets' own pattern and path splitter (what the build
 expands is what this sees); fences, math, code and prose come from markdown-it's tokens, so the
 site check, the notebooks and the value glue agree on where a line stands.
@@ -9,10 +13,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from functools import cache, lru_cache
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache, cached_property, lru_cache
 from pathlib import Path
 
+from docpipe import inputs
 from docpipe.pages import markup
 from docpipe.project import Project, Snippet
 from docpipe.sections import preprocessor
@@ -54,6 +60,98 @@ class Fence:
     body: tuple[str, ...]  # non-blank lines between the fences, stripped
 
 
+@dataclass(frozen=True, eq=False)
+class Page:
+    """One page as every rule and renderer sees it: its file's text, read once, and what is
+    parsed from it, each part on first use and then kept (a page is parsed once per build).
+    `source` is the text without the examples a page shows of other pages' Markdown
+    (docpipe.pages.markup): what the page itself says and includes."""
+
+    project: Project
+    path: Path
+    text: str
+    state: tuple[int, int] | None  # the file's when read (docpipe.inputs.state)
+    site: Pages = field(repr=False)  # the build's pages: the others a rule may need
+    _made: dict = field(default_factory=dict, repr=False)  # once(): what rules made of it
+
+    @classmethod
+    def read(cls, project: Project, path: Path, site: Pages | None = None) -> Page:
+        state = inputs.state(os.fspath(path))  # before the read: a later change is seen
+        text = Path(path).read_text(encoding="utf-8")
+        return cls(project, Path(path), text, state, site or Pages(project))
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+    @cached_property
+    def name(self) -> str:
+        return self.project.rel(self.path)
+
+    @cached_property
+    def source(self) -> str:
+        return markup.without_examples(self.text)
+
+    @cached_property
+    def tokens(self) -> tuple:
+        return tokens(self.source)
+
+    @cached_property
+    def fences(self) -> tuple[Fence, ...]:
+        return tuple(_fences(self.tokens))
+
+    @cached_property
+    def includes(self) -> tuple[Include, ...]:
+        return tuple(_includes(self.project, self.path, self.source, self.fences))
+
+    @cached_property
+    def uses(self) -> tuple[Use, ...]:
+        return _uses(self)
+
+    def once(self, make: Callable[[Page], object]):
+        """make(page), kept with the page: a part that rules read in their own way (its prose,
+        its sentences) is made once per page, however many rules ask. Read-only to callers."""
+        if make not in self._made:
+            self._made[make] = make(self)
+        return self._made[make]
+
+    def line_of(self, pos: int) -> int:
+        """The 1-based line of a position in the text (a marker's, found in page.text)."""
+        return self.text.count("\n", 0, pos) + 1
+
+
+class Pages:
+    """The pages of one build, each read from its file once, on first asking: the session the
+    page side shares (`regen.py --check`, a regen, one `mkdocs build`). A page handed out is
+    noted as read, with its state when read, by whatever is recording (docpipe.inputs), so a
+    result kept for it is found again when the file changed."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self._read: dict[Path, Page] = {}
+        self.reads = 0  # files read: once per page (the tests count them)
+
+    def page(self, page: Path | Page) -> Page:
+        if isinstance(page, Page):
+            inputs.note(page.path, page.state)
+            return page
+        path = Path(page)
+        found = self._read.get(path)
+        if found is None:
+            found = self._read[path] = Page.read(self.project, path, self)
+            self.reads += 1
+        inputs.note(path, found.state)
+        return found
+
+    def all(self) -> list[Page]:
+        """Every Markdown page of the site (markdown_pages), in order."""
+        return [self.page(p) for p in markdown_pages(self.project)]
+
+
+def as_page(project: Project, page: Path | Page, site: Pages | None = None) -> Page:
+    """The Page of a path (read now, or from site), or the Page given."""
+    return (site or Pages(project)).page(page)
+
+
 @cache
 def parser():
     from markdown_it import MarkdownIt
@@ -71,22 +169,40 @@ def tokens(text: str) -> tuple:
     return tuple(parser().parse(text))
 
 
+def tokens_of(page: str | Page) -> tuple[str, tuple]:
+    """A page's text without its examples, and its tokens: a Page's own, or Markdown's parsed."""
+    if isinstance(page, Page):
+        return page.source, page.tokens
+    source = markup.without_examples(page)
+    return source, tokens(source)
+
+
 def fences(text: str) -> list[Fence]:
+    return _fences(tokens(text))
+
+
+def _fences(all_tokens: tuple) -> list[Fence]:
     found = []
-    for t in tokens(text):
+    for t in all_tokens:
         if t.type == "fence":
             body = tuple(x.strip() for x in t.content.splitlines() if x.strip())
             found.append(Fence(t.map[0] + 1, t.map[1], t.info.strip(), body))
     return found
 
 
-def includes(project: Project, page: Path, text: str | None = None) -> list[Include]:
-    """Every include line of a page, as pymdownx.snippets reads it (none of an example's)."""
-    text = page.read_text(encoding="utf-8") if text is None else text
+def includes(project: Project, page: Path | Page, text: str | None = None) -> list[Include]:
+    """Every include line of a page, as pymdownx.snippets reads it (none of an example's);
+    `text`: other Markdown read as if it stood in the page (an example's)."""
+    if text is None:
+        return list(as_page(project, page).includes)
     text = markup.without_examples(text)
+    return _includes(project, getattr(page, "path", page), text, fences(text))
+
+
+def _includes(project: Project, page: Path, text: str, found_fences) -> list[Include]:
     pre = preprocessor(project.site.snippets_options)
     base = _base(project)
-    by_line = {line: f for f in fences(text) for line in range(f.first, f.last + 1)}
+    by_line = {line: f for f in found_fences for line in range(f.first, f.last + 1)}
     found = []
     for number, line in enumerate(text.split("\n"), start=1):
         m = pre.RE_ALL_SNIPPETS.match(line)
@@ -130,8 +246,8 @@ def markdown_pages(project: Project) -> list[Path]:
     return sorted(p for p in project.docs.rglob("*.md") if generated not in p.parents)
 
 
-def uses(project: Project, page: Path) -> list[Use]:
-    return list(_uses(project, page, page.stat().st_mtime_ns))
+def uses(project: Project, page: Path | Page) -> list[Use]:
+    return list(as_page(project, page).uses)
 
 
 def classify(project: Project, inc: Include) -> Use:
@@ -144,31 +260,27 @@ def classify(project: Project, inc: Include) -> Use:
     return Use(inc.page, inc.line, "file", None, inc.target, full)
 
 
-@cache
-def _uses(project: Project, page: Path, mtime: int) -> tuple[Use, ...]:
-    text = markup.without_examples(page.read_text(encoding="utf-8"))  # examples name no use
+def _uses(page: Page) -> tuple[Use, ...]:
+    project, text = page.project, page.source  # examples name no use
+    path = page.path
 
     def line_of(pos: int) -> int:
         return text.count("\n", 0, pos) + 1
 
-    # What a page uses does not depend on whether a file exists yet: this is cached by the
-    # page's time only, and a regen writes the outputs a page includes after reading it.
-    found = [
-        classify(project, inc)
-        for inc in includes(project, page, text)
-        if not inc.problem or inc.missing
-    ]
+    # What a page uses does not depend on whether a file exists yet: a regen writes the
+    # outputs a page includes after reading it.
+    found = [classify(project, inc) for inc in page.includes if not inc.problem or inc.missing]
     for m in IMAGE.finditer(text):
-        full = Path(os.path.normpath(page.parent / m["target"]))
+        full = Path(os.path.normpath(path.parent / m["target"]))
         if project.generated in full.parents:
             owner = project.owner(full)
-            found.append(Use(page, line_of(m.start()), "figure", owner, m["target"], full))
+            found.append(Use(path, line_of(m.start()), "figure", owner, m["target"], full))
     for m in VALUE.finditer(text):
         snippet = project.snippet_at(project.snippets / m["snippet"])
-        found.append(Use(page, line_of(m.start()), "value", snippet, m["name"]))
+        found.append(Use(path, line_of(m.start()), "value", snippet, m["name"]))
     for m in CLAIM.finditer(text):
         snippet = project.snippet_at(project.snippets / m["snippet"])
-        found.append(Use(page, line_of(m.start()), "claim", snippet, m["section"]))
+        found.append(Use(path, line_of(m.start()), "claim", snippet, m["section"]))
     return tuple(found)
 
 
@@ -217,11 +329,11 @@ def value_contexts(text: str) -> list[str]:
     return [found.get(i, "prose") for i in range(len(matches))]
 
 
-def all_uses(project: Project) -> list[Use]:
-    return [u for page in markdown_pages(project) for u in uses(project, page)]
+def all_uses(project: Project, site: Pages | None = None) -> list[Use]:
+    return [u for page in (site or Pages(project)).all() for u in page.uses]
 
 
-def pages_using(snippet: Snippet) -> list[str]:
+def pages_using(snippet: Snippet, site: Pages | None = None) -> list[str]:
     """The pages (from the root) that show or quote a snippet."""
     project = snippet.project
-    return sorted({project.rel(u.page) for u in all_uses(project) if u.snippet == snippet})
+    return sorted({project.rel(u.page) for u in all_uses(project, site) if u.snippet == snippet})

@@ -3,7 +3,8 @@ code path: `regen.py --check` lists its problems with the site's (docpipe.pages.
 the tests call it, and `mkdocs build` warns with the same `page:line: message` lines
 (scripts/mkdocs_hooks.py), so that --strict fails the build.
 
-Each rule takes a page and the phrases of that page its [[exception]] entries in
+Each rule takes the page (a docpipe.pages.reading.Page: read once per build, never by a rule)
+and the phrases of that page its [[exception]] entries in
 snippets/snippets.toml allow, and returns its problems and the phrases that spared one; a phrase
 that spared nothing is reported, so the exceptions cannot go stale.
 """
@@ -17,10 +18,10 @@ from pathlib import Path
 from docpipe import inputs
 from docpipe.catalog import PHRASE_RULES, Catalog
 from docpipe.pages import agreement, generality, prose, terms, typed
-from docpipe.pages.reading import markdown_pages, uses
+from docpipe.pages.reading import Page, Pages, as_page
 from docpipe.problems import Problem
 
-Rule = Callable[[Catalog, Path, tuple[str, ...]], tuple[list[Problem], set[str]]]
+Rule = Callable[[Catalog, Page, tuple[str, ...]], tuple[list[Problem], set[str]]]
 RULES: dict[str, Rule] = {
     "number-in-prose": prose.typed_numbers,
     typed.RULE: typed.check,
@@ -31,14 +32,17 @@ RULES: dict[str, Rule] = {
 assert set(RULES) == set(PHRASE_RULES)
 
 
-@inputs.memo(  # kept until a file it read changes, or snippets.toml (the catalog)
+@inputs.memo(  # kept until a file it read changes (the page too), or snippets.toml (the catalog)
     key=lambda cat, page, only=tuple(RULES): (str(cat.project.root), str(page), tuple(only)),
     also=lambda cat, *_, **__: [cat.project.meta, cat.project.root / "snippets"],
 )
-def page_problems(cat: Catalog, page: Path, only: tuple[str, ...] = tuple(RULES)) -> list[Problem]:
+def page_problems(
+    cat: Catalog, page: Path | Page, only: tuple[str, ...] = tuple(RULES)
+) -> list[Problem]:
     """The problems of one page under the rules named in only, stale exceptions included."""
     project = cat.project
-    name = project.rel(page)
+    page = as_page(project, page)
+    name = page.name
     meta = project.rel(project.meta)
     found = []
     for rule in only:
@@ -56,19 +60,21 @@ def page_problems(cat: Catalog, page: Path, only: tuple[str, ...] = tuple(RULES)
             if p not in used
         ]
     if agreement.RULE in only:
-        shown = sorted({u.snippet for u in uses(project, page) if u.kind == "code"})
+        shown = sorted({u.snippet for u in page.uses if u.kind == "code"})
         for snippet in shown:
             found += [replace(p, rule=agreement.RULE) for p in agreement.unasserted(snippet)]
     return found
 
 
-def problems(cat: Catalog, only: tuple[str, ...] = tuple(RULES)) -> list[Problem]:
+def problems(
+    cat: Catalog, only: tuple[str, ...] = tuple(RULES), site: Pages | None = None
+) -> list[Problem]:
     project = cat.project
     found: dict[Problem, None] = {}  # a snippet two pages show is named once
-    pages = markdown_pages(project)
+    pages = (site or Pages(project)).all()
     for page in pages:
         found.update(dict.fromkeys(page_problems(cat, page, only)))
-    named = {project.rel(page) for page in pages}
+    named = {page.name for page in pages}
     meta = project.rel(project.meta)
     for e in cat.exemptions:
         if e.rule in only and e.path not in named:

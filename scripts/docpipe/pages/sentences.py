@@ -18,8 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from docpipe.pages import markup
-from docpipe.pages.reading import CLAIM, tokens
+from docpipe.pages.reading import CLAIM, Page, tokens_of
 
 # What is not a word of the sentence. Code first: a code span may hold `$` or `{{`.
 HIDDEN = re.compile(
@@ -67,21 +66,20 @@ class Solution:
     claims: tuple[tuple[str, str], ...]
 
 
-def read(text: str) -> list[Sentence]:
-    """Every sentence of the page's prose, in page order."""
-    text = markup.without_examples(text)  # an example shows a page's source: not this page's prose
+def read(text: str | Page) -> list[Sentence]:
+    """Every sentence of the page's prose (a Page, or Markdown), in page order."""
+    _, all_tokens = tokens_of(text)  # without examples: they show a page's source, not its prose
     found: list[Sentence] = []
     opener = None
-    for t in tokens(text):
+    for t in all_tokens:
         if t.type == "inline" and t.map and opener in ("paragraph_open", "th_open", "td_open"):
             found += _split(t.content, t.map[0] + 1)
         opener = t.type
     return found
 
 
-def solutions(text: str) -> list[Solution]:
-    text = markup.without_examples(text)
-    all_tokens = tokens(text)
+def solutions(text: str | Page) -> list[Solution]:
+    text, all_tokens = tokens_of(text)
     found = []
     lines = text.split("\n")
     for i, t in enumerate(all_tokens):

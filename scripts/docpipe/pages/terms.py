@@ -32,13 +32,13 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 
 from docpipe.catalog import Catalog
 from docpipe.pages import markup
 from docpipe.pages.prose import covering
-from docpipe.pages.reading import tokens
+from docpipe.pages.reading import Page, tokens
 from docpipe.problems import Problem
 
 RULE = "glossary-first-use"
@@ -90,7 +90,7 @@ def inflections(word: str) -> list[str]:
     return forms
 
 
-@cache
+@lru_cache(maxsize=256)  # bounded: a long `mkdocs serve` may see many glossaries
 def _pattern(spellings: tuple[str, ...]) -> re.Pattern:
     alternatives = []
     for spelling in spellings:
@@ -107,14 +107,17 @@ def glossary_path(cat_or_project) -> Path:
     return project.docs / GLOSSARY
 
 
-def read_glossary(path: Path) -> tuple[list[Term], list[tuple[int, str]]]:
+def read_glossary(glossary: Path | Page) -> tuple[list[Term], list[tuple[int, str]]]:
     """The glossary's terms, and what is wrong with it as (line, message)."""
-    if not path.is_file():
+    if isinstance(glossary, Page):
+        path, all_tokens = glossary.path, glossary.tokens
+    elif glossary.is_file():
+        path = glossary
+        all_tokens = tokens(markup.without_examples(path.read_text(encoding="utf-8")))
+    else:
         return [], []
     from markdown.extensions.toc import slugify
 
-    text = markup.without_examples(path.read_text(encoding="utf-8"))
-    all_tokens = tokens(text)
     entries: list[dict] = []
     for i, t in enumerate(all_tokens):
         if t.type == "heading_open" and t.tag == "h2":
@@ -267,17 +270,17 @@ def _introduces(href: str, page: Path, glossary: Path, term: Term, homes: bool =
     return homes and f"{name}#{fragment}" in term.homes
 
 
-def check(cat: Catalog, page: Path, allowed: tuple[str, ...]) -> tuple[list[Problem], set[str]]:
+def check(cat: Catalog, page: Page, allowed: tuple[str, ...]) -> tuple[list[Problem], set[str]]:
     """Problems for each term the page uses before introducing it (a link to its entry or home,
     or its bold definition), and the allowed phrases that spared a use."""
     project = cat.project
     glossary = glossary_path(project)
-    terms, wrong = read_glossary(glossary)
-    if page == glossary:
-        return [Problem(project.rel(page), line, message) for line, message in wrong], set()
-    whole = cat.exempt_page(project.rel(page), RULE)
+    terms, wrong = read_glossary(page.site.page(glossary) if glossary.is_file() else glossary)
+    if page.path == glossary:
+        return [Problem(page.name, line, message) for line, message in wrong], set()
+    whole = cat.exempt_page(page.name, RULE)
     found, used, seen = [], set(), set()
-    for o in occurrences(page.read_text(encoding="utf-8"), page, glossary, terms):
+    for o in occurrences(page.text, page.path, glossary, terms):
         if o.term.name in seen:
             continue
         if not o.introduces:
@@ -288,12 +291,12 @@ def check(cat: Catalog, page: Path, allowed: tuple[str, ...]) -> tuple[list[Prob
         seen.add(o.term.name)
         if o.introduces:
             continue
-        link = os.path.relpath(glossary, page.parent).replace(os.sep, "/")
+        link = os.path.relpath(glossary, page.path.parent).replace(os.sep, "/")
         said = o.term.name if o.term.code else o.text
         shown = f"`{said}`" if o.term.code else said
         found.append(
             Problem(
-                project.rel(page),
+                page.name,
                 o.line,
                 f"the term {said!r} is used before this page links it to the glossary or"
                 f" defines it: link its first use, [{shown}]({link}#{o.term.anchor}), or"
@@ -305,7 +308,7 @@ def check(cat: Catalog, page: Path, allowed: tuple[str, ...]) -> tuple[list[Prob
         if found:
             return [], used
         meta = project.rel(project.meta)
-        stale = f"{RULE} exception of {project.rel(page)} spares nothing any more (remove it)"
+        stale = f"{RULE} exception of {page.name} spares nothing any more (remove it)"
         return [Problem(meta, whole.line, stale)], used
     return found, used
 

@@ -27,12 +27,10 @@ from __future__ import annotations
 import ast
 import re
 from functools import lru_cache
-from pathlib import Path
 
 from docpipe.catalog import Catalog
-from docpipe.pages import markup
 from docpipe.pages.prose import covering, prose
-from docpipe.pages.reading import tokens, uses
+from docpipe.pages.reading import Page, tokens_of
 from docpipe.problems import Problem
 from docpipe.project import Snippet
 from docpipe.recorded import record as records
@@ -132,12 +130,12 @@ def _equal(typed: str, value: float, run: set[float]) -> bool:
     return bool(decimals) and any(x and round(x, decimals) == value for x in run)
 
 
-def math_chunks(text: str) -> list[tuple[int, str]]:
+def math_chunks(text: str | Page) -> list[tuple[int, str]]:
     """(line, LaTeX) of every formula of the page, inline or display, values as written."""
-    text = markup.without_examples(text)
+    text, all_tokens = tokens_of(text)
     lines = text.split("\n")
     found = []
-    for t in tokens(text):
+    for t in all_tokens:
         if t.type in ("math_block", "math_block_label", "amsmath") and t.map:
             for offset, part in enumerate(t.content.split("\n")):
                 found.append((_line_of(lines, part, t.map[0] + offset, t.map[1]), part))
@@ -205,15 +203,14 @@ def _in_subscript(before: str) -> bool:
     return opened >= 0 and before.count("}", opened) < before.count("{", opened)
 
 
-def check(cat: Catalog, page: Path, allowed: tuple[str, ...]) -> tuple[list[Problem], set[str]]:
+def check(cat: Catalog, page: Page, allowed: tuple[str, ...]) -> tuple[list[Problem], set[str]]:
     """Problems for each number the page types where a run it uses has it, and the allowed
     phrases that spared one."""
-    text = page.read_text(encoding="utf-8")
-    used_snippets = sorted({u.snippet for u in uses(cat.project, page) if u.snippet})
+    used_snippets = sorted({u.snippet for u in page.uses if u.snippet})
     run, counts = run_numbers(cat, used_snippets)
     found, spared = [], set()
-    where = cat.project.rel(page)
-    for line, latex in math_chunks(text):
+    where = page.name
+    for line, latex in math_chunks(page):
         for start, end, number, _ in math_problems(line, latex, run):
             phrase = covering(latex, start, end, allowed)
             if phrase:
@@ -228,7 +225,7 @@ def check(cat: Catalog, page: Path, allowed: tuple[str, ...]) -> tuple[list[Prob
                     " except its phrase in snippets.toml (rule typed-number) with the reason",
                 )
             )
-    for chunk in prose(text):
+    for chunk in page.once(prose):
         for m in WORD.finditer(chunk.text):
             if float(WORDS[m[0].lower()]) not in counts:
                 continue
