@@ -102,8 +102,22 @@ with socket.socket(socket.AF_UNIX) as server:  # a UNIX server of its own, in sc
     tried("its own UNIX socket", lambda: connect(socket.AF_UNIX, "own.sock"))
     mine = os.path.abspath("own.sock")
     tried("its own UNIX socket by its full path", lambda: connect(socket.AF_UNIX, mine))
+    here = os.open("own.sock", os.O_PATH)  # the way round the 108-byte limit of a path
+    by_fd = f"/proc/self/fd/{here}"
+    tried("its own UNIX socket by /proc/self/fd", lambda: connect(socket.AF_UNIX, by_fd))
 tried("a UNIX socket that is not there", lambda: connect(socket.AF_UNIX, "none.sock"))
 tried("a file that is no socket", lambda: connect(socket.AF_UNIX, __file__))
+
+
+def raw_connect(fd, address):
+    called(libc.connect(fd, address, len(address)))
+
+
+unix_address = socket.AF_UNIX.to_bytes(2, "little")
+a_file = os.open(__file__, os.O_RDONLY)
+tried("connect() on a file", lambda: raw_connect(a_file, unix_address + b"x.sock\\0"))
+with socket.socket(socket.AF_UNIX) as s:
+    tried("an address of 111 bytes", lambda: raw_connect(s.fileno(), unix_address + b"a" * 109))
 
 
 def made(result):
@@ -271,7 +285,11 @@ def test_no_socket_of_the_machine_can_be_reached_but_its_own_loopback_works(seal
     # its own UNIX sockets, made for it by the supervisor, answer as on a reader's machine
     assert "its own UNIX socket done" in doors
     assert "its own UNIX socket by its full path done" in doors
+    assert "its own UNIX socket by /proc/self/fd done" in doors
     assert "a UNIX socket that is not there refused: ENOENT" in doors
+    # what the kernel answers a malformed call, the supervisor answers too
+    assert "connect() on a file refused: ENOTSOCK" in doors
+    assert "an address of 111 bytes refused: EINVAL" in doors
     assert "a file that is no socket refused: ECONNREFUSED" in doors
     # families outside the network stack (vsock) or needing a device (packet): refused
     assert "a vsock socket refused: EAFNOSUPPORT" in doors
@@ -428,6 +446,74 @@ def test_a_socket_of_the_machine_is_refused_and_fails_the_run_naming_it(tmp_path
     flipped = re.search(r"flipped: (\d+) connected, (\d+) refused", run.stderr)
     assert flipped and int(flipped[1]) + int(flipped[2]) == 300 and int(flipped[2]) > 0
     assert not (box.root / "docs" / "generated" / "reach.txt").exists()
+
+
+PLANTED = """
+import os
+import subprocess
+import threading
+
+# where the runner's own processes once wrote their notes, and its output: links out
+for name in ("left-running", "memory-exceeded", "refused-connections"):
+    os.symlink(TARGET, "../" + name)
+subprocess.Popen(["sleep", "1777"])  # left running: the runner names what it killed
+threads = []
+threading.stack_size(1 << 16)
+try:  # the supervisor's threads count in the run's process limit too
+    while len(threads) < 5000:
+        threads.append(threading.Thread(target=threading.Event().wait))
+        threads[-1].daemon = True
+        threads[-1].start()
+except RuntimeError:
+    pass
+import socket
+
+with socket.socket(socket.AF_UNIX) as server:
+    server.bind("own.sock")
+    server.listen()
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect("own.sock")
+        print("connected at the process limit")
+try:  # refused: the refusal is noted, where a link once led the note
+    socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+except OSError:
+    pass
+print("printed")
+os.unlink("../output.txt")
+if KIND == "link":
+    os.symlink(SECRET, "../output.txt")
+else:
+    os.mkfifo("../output.txt")
+"""
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo"])
+def test_the_runner_follows_no_name_in_the_job_folder(tmp_path, kind):
+    """The job folder is the snippet's to write: a link or a FIFO it puts where the runner
+    reads or writes (its output, the notes of the runner's own processes) is no file of the
+    machine written or read, no wait, and the run fails saying so."""
+    box = make_sandbox(tmp_path)
+    target = Path.home() / f".docpipe-test-planted-{os.getpid()}-{kind}"
+    secret = tmp_path / "secret.txt"  # in the temporary folder: hidden from the run
+    secret.write_text("not the snippet's to read\n")
+    constants = f"TARGET = {str(target)!r}\nSECRET = {str(secret)!r}\nKIND = {kind!r}\n"
+    box.write("snippets/planted.py", constants + PLANTED)
+    box.write("docs/index.md", PAGE.format(name="planted"))
+    try:
+        run = box.regen("--timeout", "60", "snippets/planted.py")
+        assert not target.exists() and not target.is_symlink()
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            target.unlink()
+    assert run.returncode == 1
+    assert "Traceback" not in run.stderr
+    assert "not the snippet's to read" not in run.stderr
+    said = "a link, not a file" if kind == "link" else "not a regular file"
+    assert f"snippets/planted.py: its run left no output file ({said})" in run.stderr
+    assert "snippets/planted.py:12: left processes running when it ended" in run.stderr
+    assert "(sleep 1777)" in run.stderr
+    assert "made a UNIX socket of type SOCK_DGRAM" in run.stderr  # reported all the same
+    assert not (box.root / "docs" / "generated" / "planted.txt").exists()
 
 
 def test_a_snippet_over_its_memory_limit_fails_naming_it(tmp_path):

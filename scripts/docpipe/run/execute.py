@@ -81,7 +81,7 @@ def enclosed_main(job: Job) -> int:
         return 0
     try:
         memory = job.memory or DEFAULT_MEMORY
-        return namespaces.enclose(functools.partial(_enclosed, job), memory, Path(job.workdir))
+        return namespaces.enclose(functools.partial(_enclosed, job), memory, job.notes)
     except OSError as e:  # the run fails, naming its snippet (child_main)
         child_main(job, f"a PID namespace ({e})")
         return 0
@@ -447,7 +447,9 @@ def _refused_writes(project: Project, stream, end: int) -> list[str]:
     """Lines of the run's output in which a process the snippet started says that a path of
     the repository was refused it: the kernel refused that write (Landlock), and the process
     may have gone on without failing, so the runner fails the run instead."""
-    with open(stream.buffer.name, "rb") as written:  # the output file, in the job's folder
+    # the output file, reopened through this process's own descriptor of it: the name in the
+    # job's folder is the snippet's to replace
+    with open(f"/proc/self/fd/{stream.fileno()}", "rb") as written:
         data = written.read(end).decode("utf-8", "replace")
     root = str(project.root) + os.sep
     return [

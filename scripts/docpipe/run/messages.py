@@ -60,6 +60,12 @@ class Job:
     def result(self) -> Path:
         return Path(self.workdir) / "result.json"
 
+    @property
+    def notes(self) -> Path:
+        """What the runner's own processes say of the run (docpipe.run.namespaces.Notes):
+        beside the job's folder, never in it, where no process of the run can reach it."""
+        return Path(self.workdir + ".notes")
+
 
 @dataclass
 class Result:

@@ -32,9 +32,12 @@ user. Where neither can be had, the run fails naming its snippet (docpipe.run.ex
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import dataclasses
 import fcntl
 import functools
+import json
 import os
 import select
 import signal
@@ -108,14 +111,12 @@ def _unshare(flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWU
 
 
 _PR_SET_PDEATHSIG = 1
-MEMORY_EXCEEDED = "memory-exceeded"  # in a job's folder: the kernel killed for want of memory
-LEFT_RUNNING = "left-running"  # in a job's folder: what the run left running, named
 PIPE_ROOM = 60000  # bytes of names that fit in the status pipe (64 KiB) without blocking
 _enclosed = False  # whether this process is the run of enclose()
 supervisor_line: socket.socket | None = None  # in the run: its line to the supervisor
 
 
-def enclose(run: Callable[[], int], memory: int, workdir: Path) -> int:
+def enclose(run: Callable[[], int], memory: int, notes: Path) -> int:
     """Run `run()` in a grandchild inside a PID namespace of its own, and return its exit code
     (negative: the signal that killed it). Called in the run's child (forked by the zygote):
 
@@ -129,8 +130,10 @@ def enclose(run: Callable[[], int], memory: int, workdir: Path) -> int:
     kernel refuses a namespace; the caller fails the run naming its snippet.
 
     The init joins a memory group limited to `memory` MiB (docpipe.run.cgroups) where the
-    kernel offers one: the whole tree's limit. When the kernel killed a process of it for want
-    of memory, MEMORY_EXCEEDED is written in the job's folder `workdir` for the parent."""
+    kernel offers one: the whole tree's limit. It answers the run's connect() calls
+    (docpipe.run.supervisor). What the run left running, what the supervisor refused it and
+    whether the kernel killed for want of memory are written to `notes` (Notes) for the
+    runner: a new file beside the job's folder, which no process of the run can reach."""
     try:
         group = cgroups.Group.make(memory)
     except OSError:
@@ -158,12 +161,13 @@ def enclose(run: Callable[[], int], memory: int, workdir: Path) -> int:
                 _enclosed, supervisor_line = True, theirs
                 os._exit(run())
             theirs.close()
-            _supervise(pid, ours, workdir)
+            _supervise(pid, ours)
             while True:  # reap what is left to it until the run ends
                 ended, status = os.wait()
                 if ended == pid:
+                    said = Notes(_left_running(), list(supervisor.REFUSED))
                     code = struct.pack("i", os.waitstatus_to_exitcode(status))
-                    os.write(status_write, code + _left_running().encode()[:PIPE_ROOM])
+                    os.write(status_write, code + said.encode()[:PIPE_ROOM])
                     break
         finally:
             os._exit(0)  # the kernel kills every process left in the namespace
@@ -174,16 +178,51 @@ def enclose(run: Callable[[], int], memory: int, workdir: Path) -> int:
     while chunk := os.read(status_read, 1 << 16):
         data += chunk
     os.close(status_read)
-    if data[4:]:
-        (workdir / LEFT_RUNNING).write_bytes(data[4:])
+    said = Notes.decode(data[4:])
     if group:
         if group.killed():
-            (workdir / MEMORY_EXCEEDED).write_text(str(memory))
+            said.memory = memory
         group.remove()
+    said.write(notes)
     return struct.unpack("i", data[:4])[0] if len(data) >= 4 else -signal.SIGKILL
 
 
-def _supervise(run: int, line: socket.socket, workdir: Path) -> None:
+@dataclasses.dataclass
+class Notes:
+    """What the runner's own processes say of a run, beside its result: what it left running
+    (named), what the supervisor refused it, and the memory limit the kernel killed at (0:
+    none). Sent from the namespace's init through a pipe and written by the run's child to a
+    file the run cannot reach (Job.notes), never to its job folder, where a snippet could put
+    a link, a FIFO or a file of its own in their place."""
+
+    left: str = ""
+    refused: list[str] = dataclasses.field(default_factory=list)
+    memory: int = 0
+
+    def encode(self) -> bytes:
+        left = self.left.encode()[: PIPE_ROOM // 2].decode(errors="ignore")
+        return json.dumps({"left": left, "refused": self.refused, "memory": self.memory}).encode()
+
+    @classmethod
+    def decode(cls, data: bytes) -> Notes:
+        try:
+            said = json.loads(data)
+            return cls(str(said["left"]), [str(r) for r in said["refused"]], int(said["memory"]))
+        except (ValueError, KeyError, TypeError):
+            return cls()
+
+    def write(self, path: Path) -> None:
+        """To a new file (O_EXCL, no link followed)."""
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        with contextlib.suppress(OSError):
+            fd = os.open(path, flags, 0o600)
+            try:
+                os.write(fd, self.encode())
+            finally:
+                os.close(fd)
+
+
+def _supervise(run: int, line: socket.socket) -> None:
     """In the namespace's init: once the run has isolated itself and installed its filter
     (docpipe.run.seccomp), join its namespaces and answer its connect() calls
     (docpipe.run.supervisor). A failure is noted for the runner, which fails the run; the
@@ -196,9 +235,9 @@ def _supervise(run: int, line: socket.socket, workdir: Path) -> None:
             supervisor.join(run)  # the run waits meanwhile (supervisor.hand_over)
         except OSError as e:
             os.close(listener)
-            supervisor.refused(workdir, f"the runner could not supervise its connections: {e}")
+            supervisor.refused(f"the runner could not supervise its connections: {e}")
             return
-        supervisor.start(listener, workdir)
+        supervisor.start(listener)
     finally:
         supervisor.ready(line)
 

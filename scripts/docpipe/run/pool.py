@@ -11,12 +11,14 @@ interpreter (spawn), which is slower and equally correct.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import multiprocessing
 import os
 import re
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import time
@@ -34,7 +36,6 @@ from docpipe.run import (
     messages,
     namespaces,
     processes,
-    supervisor,
     tripwire,
     zygote,
 )
@@ -278,8 +279,12 @@ def _sweep() -> None:
         with contextlib.suppress(OSError), os.scandir(folder) as entries:
             for entry in entries:
                 m = JOB_FOLDER.match(entry.name)
-                if m and not alive(int(m["pid"])) and entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path, ignore_errors=True)
+                if m and not alive(int(m["pid"])):
+                    if entry.is_dir(follow_symlinks=False):
+                        shutil.rmtree(entry.path, ignore_errors=True)
+                    elif entry.name.endswith(".notes"):  # a job's notes (Job.notes)
+                        with contextlib.suppress(OSError):
+                            os.unlink(entry.path)
 
 
 @functools.cache
@@ -388,15 +393,21 @@ def _group(leader: int) -> list[tuple[int, list[str]]]:
 def _collect(
     job: Job, exitcode: int | None, seconds: float, error: str = "", left: str | None = None
 ) -> Outcome:
-    """The outcome of a child that ended; `left`: what it left running, which was killed."""
+    """The outcome of a child that ended; `left`: what it left running, which was killed. The
+    job folder is the snippet's to write: its files are read as files only (no link followed,
+    no FIFO waited on), and what the runner's own processes say comes from Job.notes."""
     snippet = Project(job.root).snippet(job.key)
     name = snippet.name
     result = Result()
     try:
-        if not error and job.result.exists():
+        try:
+            data = _job_file(job.result)
+        except OSError as e:
+            data, error = None, error or f"its run left a malformed result ({e.strerror})"
+        if not error and data is not None:
             try:
-                result = decode_result(job.result.read_bytes(), snippet)
-            except (OSError, MalformedResult) as e:
+                result = decode_result(data, snippet)
+            except MalformedResult as e:
                 error = f"its run left a malformed result ({e}); nothing of it is trusted"
             else:
                 if result.status == RunStatus.OK and not result.sealed and execute.sealable():
@@ -404,39 +415,56 @@ def _collect(
         elif not error:
             error = _death(exitcode)
         try:
-            with open(job.output, "rb") as f:
-                output = f.read(OUTPUT_CAP + 1)
-        except FileNotFoundError:  # the child died before it could capture anything
-            output = b""
+            output = _job_file(job.output, OUTPUT_CAP + 1) or b""  # none: died before capture
+        except OSError as e:
+            output, error = b"", error or f"its run left no output file ({e.strerror})"
         if len(output) > OUTPUT_CAP and result.status == RunStatus.OK:
-            size = os.path.getsize(job.output)
-            error = f"printed {size / (1 << 20):.1f} MiB; the cap is {OUTPUT_CAP >> 20} MiB"
+            error = f"printed more than {OUTPUT_CAP >> 20} MiB; the cap is {OUTPUT_CAP >> 20} MiB"
         output = output[:OUTPUT_CAP]
-        exceeded = _memory_exceeded(job)
-        refused = ""
-        with contextlib.suppress(OSError):  # what the supervisor refused it
-            said = (Path(job.workdir) / supervisor.REFUSED).read_text("utf-8", "replace")
-            refused = "; ".join(dict.fromkeys(said.splitlines()))
-        with contextlib.suppress(OSError):  # what the run left (namespaces.enclose)
-            said = (Path(job.workdir) / namespaces.LEFT_RUNNING).read_text("utf-8", "replace")
-            left = ", ".join(filter(None, [left, said]))
+        notes = namespaces.Notes()
+        with contextlib.suppress(OSError):  # what the runner's own processes say of the run
+            notes = namespaces.Notes.decode(_job_file(job.notes) or b"")
+        left = ", ".join(filter(None, [left, notes.left]))
     finally:
         shutil.rmtree(job.workdir, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            job.notes.unlink()
     if left:
         said = f"left processes running, which the runner killed: {left}"
         error = f"{error}; {said}" if error else said
     if error:
         result.fail(error, name)
-    if refused:  # the cause of whatever else failed: said first
-        result.fail(refused, name, first=True)
-    if exceeded:  # the cause of whatever else failed: said first
+    if notes.refused:  # the cause of whatever else failed: said first
+        result.fail("; ".join(notes.refused), name, first=True)
+    if notes.memory:  # the cause of whatever else failed: said first
         said = (
-            f"its processes together reached the runner's memory limit of {exceeded} MiB for"
-            " one snippet's processes, and the kernel killed one of them: raise `memory` for it"
-            " in snippets/snippets.toml"
+            f"its processes together reached the runner's memory limit of {notes.memory} MiB"
+            " for one snippet's processes, and the kernel killed one of them: raise `memory`"
+            " for it in snippets/snippets.toml"
         )
         result.fail(said, name, first=True)
     return Outcome(job.key, result, output, seconds)
+
+
+def _job_file(path: Path, most: int = -1) -> bytes | None:
+    """A file the run left, as a regular file only (no link followed, no FIFO or device
+    opened for good); None when it is not there, OSError when something else is."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        if e.errno == errno.ELOOP:  # O_NOFOLLOW's answer for a link
+            raise OSError(e.errno, "a link, not a file") from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(most)
+    finally:
+        os.close(fd)
 
 
 def _snippet_processes(child: int) -> str:
@@ -446,15 +474,6 @@ def _snippet_processes(child: int) -> str:
     init = processes.children(child)[:1]
     runner = {*init, *processes.children(init[0])[:1]} if init else set()
     return processes.named([p for p in below if p not in runner])
-
-
-def _memory_exceeded(job: Job) -> str:
-    """The limit (MiB) the run's processes reached together, "" if they did not
-    (docpipe.run.namespaces.enclose leaves the note)."""
-    try:
-        return (Path(job.workdir) / namespaces.MEMORY_EXCEEDED).read_text().strip()
-    except OSError:
-        return ""
 
 
 def _death(exitcode: int | None) -> str:

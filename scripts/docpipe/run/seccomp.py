@@ -55,7 +55,7 @@ ARCHES = {
     "aarch64": _Arch(0xC00000B7, 198, 199, 203, 277, (425, 426, 427, 217, 218, 219), False),
 }
 _PR_SET_NO_NEW_PRIVS = 38
-_SECCOMP_SET_MODE_FILTER, _NEW_LISTENER = 1, 8
+_SECCOMP_SET_MODE_FILTER, _NEW_LISTENER, _WAIT_KILLABLE_RECV = 1, 8, 32
 RET_ALLOW, RET_ERRNO, RET_USER_NOTIF = 0x7FFF0000, 0x00050000, 0x7FC00000
 EPERM, EAFNOSUPPORT, ENOSYS = 1, 97, 38
 # BPF opcodes: load a word of seccomp_data at an offset, and it with a constant, jump if equal
@@ -152,12 +152,18 @@ def install() -> tuple[int, str]:
     if prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0:
         return -1, f"no_new_privs: errno {ctypes.get_errno()}"
     libc.syscall.restype = ctypes.c_long
-    listener = libc.syscall(
-        ctypes.c_long(arch.seccomp),
-        ctypes.c_uint(_SECCOMP_SET_MODE_FILTER),
-        ctypes.c_uint(_NEW_LISTENER),
-        ctypes.byref(prog),
-    )
+    # Once the supervisor has a call, the caller waits for its answer whatever signal comes
+    # (but a kill), as it waits for the kernel's own connect(): an interrupted wait would
+    # return EINTR for a call the supervisor still makes (Linux 5.19; older kernels: without)
+    for flags in (_NEW_LISTENER | _WAIT_KILLABLE_RECV, _NEW_LISTENER):
+        listener = libc.syscall(
+            ctypes.c_long(arch.seccomp),
+            ctypes.c_uint(_SECCOMP_SET_MODE_FILTER),
+            ctypes.c_uint(flags),
+            ctypes.byref(prog),
+        )
+        if listener >= 0 or ctypes.get_errno() != 22:  # EINVAL: a flag this kernel lacks
+            break
     if listener < 0:
         return -1, f"seccomp: errno {ctypes.get_errno()}"
     return listener, ""

@@ -15,9 +15,10 @@ a socket bound by a process of the run's network namespace (sock_diag's UNIX_DIA
 is, by the run's own processes. An abstract name and an IP address are the run's network
 namespace's already.
 
-A call refused is answered EPERM and written in the job's folder (REFUSED), and the run
-fails, naming its snippet and the socket (docpipe.run.pool). So is a UNIX datagram socket,
-which the filter hands over too: it sends to any socket by its path, with no connect().
+A call refused is answered EPERM and kept (REFUSED), for the namespace's init to report
+through its status pipe, never through a file the run could replace; the run fails, naming
+its snippet and the socket (docpipe.run.pool). So is a UNIX datagram socket, which the filter
+hands over too: it sends to any socket by its path, with no connect().
 
 Why our own: the standard library has no seccomp; this is the kernel's user-notification API
 (seccomp_unotify(2)) as its manual page describes it, answered in Python with ctypes.
@@ -35,11 +36,11 @@ import socket
 import stat
 import struct
 import threading
-from pathlib import Path
 
 from docpipe.run import seccomp
 
-REFUSED = "refused-connections"  # in a job's folder: what the supervisor refused, a line each
+REFUSED: list[str] = []  # what the supervisor refused, in the init's memory
+REFUSED_ROOM = 16  # refusals kept (the first ones): the run fails with the first anyway
 # struct seccomp_notif (id, pid, flags, then seccomp_data: nr, arch, ip, args[6]), and _resp
 _NOTIF = struct.Struct("=QIIiIQ6Q")
 _RESP = struct.Struct("=QqiI")
@@ -48,6 +49,8 @@ _PIDFD_GETFD = 438  # the same number on x86-64 and arm64
 _PIDFD_THREAD = os.O_EXCL  # a pidfd of a thread, not only of a process's leader
 _SOCKADDR_MAX = 128  # sizeof(struct sockaddr_storage): the kernel refuses a longer address
 _SOCK_DIAG, _SOCK_DIAG_BY_FAMILY, _UDIAG_SHOW_VFS, _UNIX_DIAG_VFS = 4, 20, 0x2, 1
+_SO_DOMAIN = 39
+_OPENAT2, _RESOLVE_IN_ROOT = 437, 0x10  # the same number on x86-64 and arm64
 _NLM_F_REQUEST, _NLM_F_DUMP, _NLMSG_ERROR, _NLMSG_DONE = 0x1, 0x300, 2, 3
 
 
@@ -58,6 +61,7 @@ def _libc():
     libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p]
     libc.connect.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_uint]
     libc.setns.argtypes = [ctypes.c_int, ctypes.c_int]
+    libc.getsockopt.argtypes = [ctypes.c_int] * 3 + [ctypes.c_void_p] * 2
     return libc
 
 
@@ -109,24 +113,30 @@ def join(run: int) -> None:
         os.close(pidfd)
 
 
-def start(listener: int, workdir: Path) -> None:
+def start(listener: int) -> None:
     """Answer the run's supervised calls in a thread of this process until the run's last
     process has ended (the listener then reports a hang-up)."""
-    threading.Thread(target=_serve, args=(listener, workdir), daemon=True).start()
+    threading.Thread(target=_serve, args=(listener,), daemon=True).start()
 
 
-def refused(workdir: Path, why: str) -> None:
-    """Note a refusal in the job's folder, for the runner to fail the run with."""
-    with contextlib.suppress(OSError), open(workdir / REFUSED, "a", encoding="utf-8") as f:
-        f.write(why.replace("\n", " ") + "\n")
+def refused(why: str) -> None:
+    """Note a refusal, for the runner to fail the run with."""
+    if len(REFUSED) < REFUSED_ROOM and why not in REFUSED:
+        REFUSED.append(why.replace("\n", " ")[:500])
 
 
-def _serve(listener: int, workdir: Path) -> None:
+def _serve(listener: int) -> None:
+    """Receive each call and answer it in a thread of its own (a connect() that waits for a
+    full backlog holds up no other call), or here when no thread can be started (the run's
+    process limit counts this process's threads too): never ends before the run does."""
     libc = _libc()
     waiting = select.poll()
     waiting.register(listener, select.POLLIN)
     while True:
-        events = waiting.poll()
+        try:
+            events = waiting.poll()
+        except InterruptedError:
+            continue
         if not any(mask & select.POLLIN for _, mask in events):
             return  # every process under the filter has ended
         buffer = ctypes.create_string_buffer(_NOTIF.size)
@@ -135,32 +145,36 @@ def _serve(listener: int, workdir: Path) -> None:
                 continue  # the caller died, or was interrupted, meanwhile
             return
         call = _NOTIF.unpack(buffer.raw)
-        # a thread per call: a connect() that waits (a full backlog) holds up no other call
-        threading.Thread(target=_answer, args=(listener, call, workdir), daemon=True).start()
+        try:
+            threading.Thread(target=_answer, args=(listener, call), daemon=True).start()
+        except RuntimeError:  # can't start new thread
+            _answer(listener, call)
 
 
-def _answer(listener: int, call: tuple, workdir: Path) -> None:
+def _answer(listener: int, call: tuple) -> None:
     number, pid, nr, args = call[0], call[1], call[3], call[6:]
     try:
         if nr in (arch.connect for arch in seccomp.ARCHES.values()):
-            error = _connect(listener, number, pid, args, workdir)
+            error = _connect(listener, pid, number, args)
         else:  # socket() or socketpair() of a UNIX datagram socket
             kind = args[1] & 0xF
             name = {2: "SOCK_DGRAM", 3: "SOCK_RAW"}.get(kind, f"type {kind}")
             refused(
-                workdir,
                 f"made a UNIX socket of type {name}, which sends to any socket of the machine"
-                " by its path: the runner gives a run UNIX stream and seqpacket sockets only",
+                " by its path: the runner gives a run UNIX stream and seqpacket sockets only"
             )
             error = errno.EPERM
     except Exception as e:  # never a traceback from the runner's own process: the call fails
-        refused(workdir, f"the runner could not answer a connect(): {e!r}")
+        refused(f"the runner could not answer a connect(): {e!r}")
         error = errno.EIO
     response = _RESP.pack(number, 0, -error if error else 0, 0)
     _libc().ioctl(listener, _SEND, ctypes.create_string_buffer(response, _RESP.size))
 
 
-def _connect(listener: int, number: int, pid: int, args: tuple, workdir: Path) -> int:
+_SUN_MAX = 110  # sizeof(struct sockaddr_un): a longer UNIX address is refused, EINVAL
+
+
+def _connect(listener: int, pid: int, number: int, args: tuple) -> int:
     """Make the caller's connect(fd, address, length) for it; its errno (0: connected)."""
     fd, where, length = args[0] & 0xFFFFFFFF, args[1], args[2] & 0xFFFFFFFF
     if length > _SOCKADDR_MAX:
@@ -181,19 +195,17 @@ def _connect(listener: int, number: int, pid: int, args: tuple, workdir: Path) -
     opened = -1
     try:
         family = int.from_bytes(address[:2], "little") if length >= 2 else -1
-        path = address[2:].split(b"\0", 1)[0]
         if family == socket.AF_UNIX and address[2:3] not in (b"", b"\0") and _is_unix(theirs):
-            try:
-                opened = _open_as(pid, path)
-            except OSError as e:
-                return e.errno or errno.ENOENT
+            if length > _SUN_MAX:
+                return errno.EINVAL
+            path = address[2:].split(b"\0", 1)[0]
+            opened = _open_as(pid, path)
             found = os.fstat(opened)
             if stat.S_ISSOCK(found.st_mode) and not _own_socket(found):
                 shown = os.fsdecode(path)
                 refused(
-                    workdir,
                     f"tried to connect to {shown}, a UNIX socket no process of its run made:"
-                    " a run reaches only its own processes' sockets",
+                    " a run reaches only its own processes' sockets"
                 )
                 return errno.EPERM
             address = struct.pack("=H", socket.AF_UNIX) + f"/proc/self/fd/{opened}\0".encode()
@@ -201,6 +213,8 @@ def _connect(listener: int, number: int, pid: int, args: tuple, workdir: Path) -
         if _libc().connect(theirs, buffer, len(address)) != 0:
             return ctypes.get_errno()
         return 0
+    except OSError as e:  # as the kernel answers the caller: ENOENT, ENOTSOCK, ELOOP...
+        return e.errno or errno.EINVAL
     finally:
         os.close(theirs)
         if opened >= 0:
@@ -229,23 +243,46 @@ def _their_socket(pid: int, fd: int) -> int:
 
 
 def _is_unix(fd: int) -> bool:
-    domain = socket.socket(fileno=os.dup(fd))
-    try:
-        return domain.family == socket.AF_UNIX
-    finally:
-        domain.close()
+    """Whether `fd` is a UNIX socket; OSError (ENOTSOCK) when it is no socket."""
+    family = _libc().getsockopt
+    value, size = ctypes.c_int(0), ctypes.c_uint(ctypes.sizeof(ctypes.c_int))
+    if family(fd, socket.SOL_SOCKET, _SO_DOMAIN, ctypes.byref(value), ctypes.byref(size)) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+    return value.value == socket.AF_UNIX
 
 
 def _open_as(pid: int, path: bytes) -> int:
-    """The file `path` names for the caller (a relative path from its working folder), opened
-    as a path only (O_PATH): the very file the connection will be made to."""
-    if path.startswith(b"/"):
-        return os.open(path, os.O_PATH | os.O_CLOEXEC)
-    here = os.open(f"/proc/{pid}/cwd", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    """The file `path` names for the caller, opened as a path only (O_PATH): the very file the
+    connection will be made to. A relative path starts at the caller's working folder, an
+    absolute one at its root (its own after a chroot, as openat2's RESOLVE_IN_ROOT reads it);
+    /proc/self and /dev/fd are the caller's."""
+    for mine, theirs in ((b"/proc/self/", f"/proc/{pid}/"), (b"/dev/fd/", f"/proc/{pid}/fd/")):
+        if path.startswith(mine):
+            path = theirs.encode() + path[len(mine) :]
+    path = path.replace(b"/proc/thread-self/", f"/proc/{pid}/task/{pid}/".encode(), 1)
+    flags = os.O_PATH | os.O_CLOEXEC
+    if not path.startswith(b"/"):
+        here = os.open(f"/proc/{pid}/cwd", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            return os.open(path, flags, dir_fd=here)
+        finally:
+            os.close(here)
+    root = os.open(f"/proc/{pid}/root", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        return os.open(path, os.O_PATH | os.O_CLOEXEC, dir_fd=here)
+        theirs, mine = os.fstat(root), os.stat("/")
+        if (theirs.st_dev, theirs.st_ino) == (mine.st_dev, mine.st_ino):
+            return os.open(path, flags)  # the same root: /proc's magic links as they are
+        how = struct.pack("=QQQ", flags, 0, _RESOLVE_IN_ROOT)
+        opened = _libc().syscall(
+            ctypes.c_long(_OPENAT2), root, ctypes.c_char_p(path), how, ctypes.c_size_t(len(how))
+        )
+        if opened < 0:
+            e = ctypes.get_errno()
+            raise OSError(e, os.strerror(e))
+        return opened
     finally:
-        os.close(here)
+        os.close(root)
 
 
 def _own_socket(found: os.stat_result) -> bool:
