@@ -26,14 +26,14 @@ from docpipe import live, pagework
 from docpipe.pages import katex, notebooks
 from docpipe.project import Project  # noqa: E402
 
-SERVING = False  # `mkdocs serve` shows a page's problems on the page instead of failing
+# `mkdocs serve` shows a page's problems on the page instead of failing: pagework.SETTINGS.serving,
+# set by on_startup, which MkDocs calls on the first config's hooks only (this file is executed
+# anew with each rebuild's config, so a global of its own would be False in a rebuild).
 PROJECT: Project | None = None  # the folder of the mkdocs.yml being built (on_config)
 
 
 def on_startup(command, dirty):
-    global SERVING
-    SERVING = command == "serve"
-    pagework.SETTINGS.serving = SERVING
+    pagework.SETTINGS.serving = command == "serve"
     pagework.SETTINGS.math_later = True  # on_post_page, after the search plugin
     pagework.SETTINGS.notice = live.notice
 
@@ -70,8 +70,16 @@ def on_pre_build(config):
     shows them on the pages they name instead, and refreshes what changed."""
     if Path(config["docs_dir"]).resolve() != PROJECT.docs.resolve() or not PROJECT.meta.exists():
         return  # no snippets to check (a test's tiny site), or its pages are somewhere else
+    live.refresh()  # first: what a quick re-run writes is checked and shown by this build
     pagework.check_site(PROJECT)
-    live.refresh()
+
+
+def on_env(env, config, files):
+    """`mkdocs serve` loads the theme anew for each rebuild: its templates are compiled once
+    per session (jinja2 keys each on its source), not once per save."""
+    if pagework.SETTINGS.serving:
+        env.bytecode_cache = live.TEMPLATES
+    return env
 
 
 # ---- math (docpipe.pages.katex) ------------------------------------------------------------------
@@ -84,7 +92,7 @@ math_log = logging.getLogger("mkdocs.hooks.katex")
 def on_config(config):
     global PROJECT
     PROJECT = Project(Path(config.config_file_path).parent)
-    live.start(serving=SERVING, project=PROJECT)
+    live.start(serving=pagework.SETTINGS.serving, project=PROJECT)
     katex.mark_notebook_math()  # notebooks' math marked as arithmatex marks a page's
 
 
@@ -104,8 +112,8 @@ def on_page_content(html, page, config, files):
     except katex.KatexUnavailable as e:
         raise PluginError(str(e)) from None
     for problem in found:
-        (math_log.info if SERVING else math_log.error)(str(problem))
-    return katex.notice(found) + html if found and SERVING else html
+        (math_log.info if pagework.SETTINGS.serving else math_log.error)(str(problem))
+    return katex.notice(found) + html if found and pagework.SETTINGS.serving else html
 
 
 def on_post_page(output, page, config):
