@@ -11,6 +11,8 @@ being built."""
 
 from __future__ import annotations
 
+import copy
+import json
 import logging
 import sys
 from pathlib import Path
@@ -76,10 +78,53 @@ def on_pre_build(config):
 
 def on_env(env, config, files):
     """`mkdocs serve` loads the theme anew for each rebuild: its templates are compiled once
-    per session (jinja2 keys each on its source), not once per save."""
+    per session (jinja2 keys each on its source), not once per save; and the search plugin's
+    entries of a page are kept while all it reads of the page is the same."""
     if pagework.SETTINGS.serving:
         env.bytecode_cache = live.TEMPLATES
+        _keep_search_entries()
     return env
+
+
+SEARCH_KEPT = 64  # pages' entries kept (a page's HTML each): the newest
+
+
+def _keep_search_entries() -> None:
+    """Material's search index parses each page's HTML in every build (pure Python, half a
+    second a build here). Under `mkdocs serve` the entries it made of a page are kept, keyed on
+    everything add_entry_from_context reads: the page's address, HTML, table of contents, title
+    and front matter. Installed once per process (the class outlives the rebuilds' plugins)."""
+    try:
+        from material.plugins.search.plugin import SearchIndex
+    except ImportError:
+        return
+    if getattr(SearchIndex, "docpipe_kept", None) is not None:
+        return
+    made = SearchIndex.add_entry_from_context
+    kept: dict = {}
+
+    def toc(items) -> tuple:
+        return tuple(
+            (i.id, i.url, i.title, getattr(i, "level", None), toc(i.children)) for i in items
+        )
+
+    def add_entry_from_context(self, page):
+        try:
+            meta = json.dumps(page.meta, sort_keys=True, default=repr)
+            key = (page.url, page.content, toc(page.toc or ()), page.title, meta)
+        except (TypeError, ValueError, AttributeError):
+            return made(self, page)  # what cannot be keyed is indexed as always
+        if key not in kept:
+            start = len(self.entries)
+            made(self, page)
+            kept[key] = copy.deepcopy(self.entries[start:])
+            while len(kept) > SEARCH_KEPT:
+                kept.pop(next(iter(kept)))
+        else:
+            self.entries.extend(copy.deepcopy(kept[key]))
+
+    SearchIndex.add_entry_from_context = add_entry_from_context
+    SearchIndex.docpipe_kept = kept
 
 
 # ---- math (docpipe.pages.katex) ------------------------------------------------------------------

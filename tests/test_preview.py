@@ -250,3 +250,40 @@ def test_a_slow_rerun_is_shown_running_and_asks_for_a_build_at_its_end(copy, mon
     runs.release.set()
     assert runs.done.wait(30)
     assert runs.rebuilds == [1] and runs.session.running == set()
+
+
+# ---- the search index's entries of a page, kept under serve ------------------------------------
+
+
+def test_kept_search_entries_are_what_the_search_plugin_makes_of_the_page(monkeypatch):
+    import importlib.util
+    from types import SimpleNamespace
+
+    from material.plugins.search.plugin import SearchIndex
+    from mkdocs.structure.toc import AnchorLink
+
+    monkeypatch.setattr(SearchIndex, "add_entry_from_context", SearchIndex.add_entry_from_context)
+    monkeypatch.setattr(SearchIndex, "docpipe_kept", None, raising=False)
+    spec = importlib.util.spec_from_file_location("hooks", REPO / "scripts" / "mkdocs_hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    fresh = SearchIndex.add_entry_from_context
+    hooks._keep_search_entries()
+
+    def page(text: str, heading: str = "Second", tags=None):
+        toc = [AnchorLink("First", "first", 1), AnchorLink(heading, "second", 2)]
+        content = f'<h1 id="first">First</h1><p>{text}</p><h2 id="second">{heading}</h2><p>x</p>'
+        meta = {"tags": tags} if tags else {}
+        return SimpleNamespace(url="a/", content=content, toc=toc, title="First", meta=meta)
+
+    def entries(add, p) -> list:
+        index = SearchIndex()
+        add(index, p)
+        return index.entries
+
+    variants = [page("two"), page("one", "Other"), page("one", tags=["t"])]
+    for p in (page("one"), page("one"), *variants):
+        assert entries(SearchIndex.add_entry_from_context, p) == entries(fresh, p)
+    kept = entries(SearchIndex.add_entry_from_context, page("one"))
+    kept[0]["text"] = "changed by a caller"
+    assert entries(SearchIndex.add_entry_from_context, page("one")) == entries(fresh, page("one"))
