@@ -287,3 +287,31 @@ def test_kept_search_entries_are_what_the_search_plugin_makes_of_the_page(monkey
     kept = entries(SearchIndex.add_entry_from_context, page("one"))
     kept[0]["text"] = "changed by a caller"
     assert entries(SearchIndex.add_entry_from_context, page("one")) == entries(fresh, page("one"))
+
+
+# ---- the runner's child keeps its file functions ----------------------------------------------
+
+
+def test_data_files_leave_a_process_without_page_work_as_it_was(copy, monkeypatch):
+    """The runner's sealed child lists the data files after a run: that routes none of its file
+    functions through the recorders (a page-side process keeps the listing instead)."""
+    from docpipe.recorded import fingerprints
+
+    installed = []
+    monkeypatch.setattr(inputs, "_installed", False)  # as in a process without page work
+    monkeypatch.setattr(inputs, "_install", lambda: installed.append(1))
+    project = Project(copy)
+    kept = fingerprints.data_files.kept.kept
+    assert fingerprints.data_files(project) == fingerprints.data_files(project)
+    assert installed == [] and fingerprints.data_files.kept.kept == kept
+
+
+def test_data_files_are_kept_where_the_page_side_records(copy, tmp_path):
+    from docpipe.recorded import fingerprints
+
+    inputs._install()
+    project = Project(copy)
+    first = fingerprints.data_files(project)
+    kept = fingerprints.data_files.kept.kept
+    assert fingerprints.data_files(project) == first
+    assert fingerprints.data_files.kept.kept == kept + 1

@@ -153,15 +153,19 @@ def listing(function: Callable) -> Callable:
     return call
 
 
-def memo(key: Callable, also: Callable | None = None):
+def memo(key: Callable, also: Callable | None = None, install: bool = True):
     """Keep the function's results per key(*args, **kwargs), each until a file it read changes
-    (or one of also(*args, **kwargs))."""
+    (or one of also(*args, **kwargs)). With install=False, for a function the runner's sealed
+    child calls too: kept only in a process where a page-side call has already routed the file
+    functions through the recorders; elsewhere it runs each time and changes nothing."""
 
     def wrap(function):
         kept = Kept()
 
         @functools.wraps(function)
         def call(*args, **kwargs):
+            if not install and not _installed:
+                return function(*args, **kwargs)
             _install()
             k = key(*args, **kwargs)
             extra = [os.path.abspath(p) for p in (also(*args, **kwargs) if also else ())]

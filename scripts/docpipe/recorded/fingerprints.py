@@ -50,7 +50,9 @@ def data_folders(project: Project) -> list[Path]:
 
 # Which files there are, kept until a folder's listing changes: asked for each snippet of each
 # page, and a page's kept work is not redone when a file it listed is saved (inputs.listing).
-@inputs.memo(key=lambda project: str(project.root))
+# Kept only where the page side already records (install=False): the runner's child, which
+# calls it after a run, is left with its file functions as they were.
+@inputs.memo(key=lambda project: str(project.root), install=False)
 @inputs.listing
 def data_files(project: Project) -> list[str]:
     """Every data file a run could read without an audit hook seeing it (relative paths): the
