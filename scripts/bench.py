@@ -509,9 +509,11 @@ The largest child overhead was {worst}'s.
   (already built) and compared with its recording, beside **check** for the recorded torch.
 - **serve**: save to page in `mkdocs serve`: `{SERVED_SNIPPET}` saved with a new value, until
   `{SERVED_PAGE}` shows the new output (median of {len(NEW_POINTS)}; aim < 2 s). It is MkDocs'
-  file polling (up to 0.5 s), then **serve: refresh**, the snippet re-run through regen in a
-  fork of the warm zygote (as `mkdocs serve` logs it), then **serve: rebuild**, MkDocs
-  rebuilding the whole site.
+  file polling (up to 0.5 s), then one MkDocs build: it starts with **serve: refresh**, the
+  snippet re-run through regen in a fork of the warm zygote, which the build waits for (up to
+  `docpipe.live.WAIT`), then **serve: rebuild**, the rest of that build (as `mkdocs serve` logs
+  them): every page of the site, each page's own work and rules found again only where one of
+  its inputs changed (docpipe.inputs), the changed notebook converted again.
 
 ## Scale
 

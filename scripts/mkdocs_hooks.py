@@ -11,6 +11,8 @@ being built."""
 
 from __future__ import annotations
 
+import copy
+import json
 import logging
 import sys
 from pathlib import Path
@@ -26,14 +28,14 @@ from docpipe import live, pagework
 from docpipe.pages import katex, notebooks
 from docpipe.project import Project  # noqa: E402
 
-SERVING = False  # `mkdocs serve` shows a page's problems on the page instead of failing
+# `mkdocs serve` shows a page's problems on the page instead of failing: pagework.SETTINGS.serving,
+# set by on_startup, which MkDocs calls on the first config's hooks only (this file is executed
+# anew with each rebuild's config, so a global of its own would be False in a rebuild).
 PROJECT: Project | None = None  # the folder of the mkdocs.yml being built (on_config)
 
 
 def on_startup(command, dirty):
-    global SERVING
-    SERVING = command == "serve"
-    pagework.SETTINGS.serving = SERVING
+    pagework.SETTINGS.serving = command == "serve"
     pagework.SETTINGS.math_later = True  # on_post_page, after the search plugin
     pagework.SETTINGS.notice = live.notice
 
@@ -70,8 +72,59 @@ def on_pre_build(config):
     shows them on the pages they name instead, and refreshes what changed."""
     if Path(config["docs_dir"]).resolve() != PROJECT.docs.resolve() or not PROJECT.meta.exists():
         return  # no snippets to check (a test's tiny site), or its pages are somewhere else
+    live.refresh()  # first: what a quick re-run writes is checked and shown by this build
     pagework.check_site(PROJECT)
-    live.refresh()
+
+
+def on_env(env, config, files):
+    """`mkdocs serve` loads the theme anew for each rebuild: its templates are compiled once
+    per session (jinja2 keys each on its source), not once per save; and the search plugin's
+    entries of a page are kept while all it reads of the page is the same."""
+    if pagework.SETTINGS.serving:
+        env.bytecode_cache = live.TEMPLATES
+        _keep_search_entries()
+    return env
+
+
+SEARCH_KEPT = 64  # pages' entries kept (a page's HTML each): the newest
+
+
+def _keep_search_entries() -> None:
+    """Material's search index parses each page's HTML in every build (pure Python, half a
+    second a build here). Under `mkdocs serve` the entries it made of a page are kept, keyed on
+    everything add_entry_from_context reads: the page's address, HTML, table of contents, title
+    and front matter. Installed once per process (the class outlives the rebuilds' plugins)."""
+    try:
+        from material.plugins.search.plugin import SearchIndex
+    except ImportError:
+        return
+    if getattr(SearchIndex, "docpipe_kept", None) is not None:
+        return
+    made = SearchIndex.add_entry_from_context
+    kept: dict = {}
+
+    def toc(items) -> tuple:
+        return tuple(
+            (i.id, i.url, i.title, getattr(i, "level", None), toc(i.children)) for i in items
+        )
+
+    def add_entry_from_context(self, page):
+        try:
+            meta = json.dumps(page.meta, sort_keys=True, default=repr)
+            key = (page.url, page.content, toc(page.toc or ()), page.title, meta)
+        except (TypeError, ValueError, AttributeError):
+            return made(self, page)  # what cannot be keyed is indexed as always
+        if key not in kept:
+            start = len(self.entries)
+            made(self, page)
+            kept[key] = copy.deepcopy(self.entries[start:])
+            while len(kept) > SEARCH_KEPT:
+                kept.pop(next(iter(kept)))
+        else:
+            self.entries.extend(copy.deepcopy(kept[key]))
+
+    SearchIndex.add_entry_from_context = add_entry_from_context
+    SearchIndex.docpipe_kept = kept
 
 
 # ---- math (docpipe.pages.katex) ------------------------------------------------------------------
@@ -84,7 +137,7 @@ math_log = logging.getLogger("mkdocs.hooks.katex")
 def on_config(config):
     global PROJECT
     PROJECT = Project(Path(config.config_file_path).parent)
-    live.start(serving=SERVING, project=PROJECT)
+    live.start(serving=pagework.SETTINGS.serving, project=PROJECT)
     katex.mark_notebook_math()  # notebooks' math marked as arithmatex marks a page's
 
 
@@ -104,8 +157,8 @@ def on_page_content(html, page, config, files):
     except katex.KatexUnavailable as e:
         raise PluginError(str(e)) from None
     for problem in found:
-        (math_log.info if SERVING else math_log.error)(str(problem))
-    return katex.notice(found) + html if found and SERVING else html
+        (math_log.info if pagework.SETTINGS.serving else math_log.error)(str(problem))
+    return katex.notice(found) + html if found and pagework.SETTINGS.serving else html
 
 
 def on_post_page(output, page, config):

@@ -122,7 +122,7 @@ def test_serve_shows_a_refused_formula_on_its_page(tmp_path, monkeypatch):
     is rendered."""
     tiny_site(tmp_path)
     hooks = _hooks()
-    monkeypatch.setattr(hooks, "SERVING", True)
+    monkeypatch.setattr(hooks.pagework.SETTINGS, "serving", True)
     monkeypatch.setattr(hooks, "PROJECT", Project(tmp_path))
     page = SimpleNamespace(file=SimpleNamespace(abs_src_path=str(tmp_path / "docs" / "broken.md")))
     config = SimpleNamespace(config_file_path=str(tmp_path / "mkdocs.yml"))

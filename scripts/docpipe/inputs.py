@@ -5,12 +5,14 @@ site).
 `memo(key, also)` wraps a function of the page side. The first call with a key runs it while
 recording every file and folder it opens, stats or lists (in this thread: io.open, os.stat,
 os.scandir and os.listdir, through which pathlib does all of these), and keeps its result with
-the size and modification time of each. A later call with the same key returns the kept result
-when none of them changed, and runs the function again otherwise. A call inside another's
-recording adds its files to the outer one too, even when it is answered from its own cache, so
-the outer result is never kept past a change of an inner input. What a function learns other
-than from files (its arguments, a loaded catalog) belongs in its key or in `also`, the files
-that stand for it (snippets.toml for the catalog). An exception is never kept.
+the state of each (a file's size and modification time, a folder's entries). A later call with
+the same key returns the kept result when none of them changed, and runs the function again
+otherwise. A call inside another's recording adds its files to the outer one too, even when it
+is answered from its own cache, so the outer result is never kept past a change of an inner
+input. What a function learns other than from files (its arguments, a loaded catalog) belongs
+in its key or in `also`, the files that stand for it (snippets.toml for the catalog). An
+exception is never kept. `listing` marks a function that asks which files exist, not what they
+hold: inside it only the folders listed are inputs.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import functools
 import io
 import os
+import stat
 import threading
 from collections.abc import Callable
 
@@ -39,19 +42,25 @@ def _note(path, seen: tuple[int, int] | None | bool = False) -> None:
                 files[path] = state(path) if seen is False else seen
 
 
-def note(path, seen: tuple[int, int] | None) -> None:
+def note(path, seen: tuple | None) -> None:
     """Note a file read before (a page of docpipe.pages.reading.Pages), with its state when
     read, in each recording of this thread: as if it were opened now, at that state."""
     _note(path, seen)
 
 
+def _listing() -> bool:
+    return getattr(_local, "listing", 0) > 0
+
+
 def _traced_open(file, *args, **kwargs):
-    _note(file)
+    if not _listing():
+        _note(file)
     return _open(file, *args, **kwargs)
 
 
 def _traced_stat(path, *args, **kwargs):
-    _note(path)
+    if not _listing():
+        _note(path)
     return _stat(path, *args, **kwargs)
 
 
@@ -82,14 +91,23 @@ def _install() -> None:
         _installed = True
 
 
-def state(path: str) -> tuple[int, int] | None:
-    """What a change of the file or folder changes: its modification time and size (None: it
-    does not exist)."""
+def state(path: str) -> tuple | None:
+    """What a change of the file or folder changes (None: it does not exist): a file's
+    modification time and size; a folder's entries, each name and whether it is a folder. A
+    file replaced in a folder (a regen writes each output to a temporary file, then renames it
+    over the old one) changes the folder's modification time but not what a listing of it
+    returns: the file itself, if read, is an input of its own."""
     try:
         st = _stat(path)
     except OSError:
         return None
-    return st.st_mtime_ns, st.st_size
+    if not stat.S_ISDIR(st.st_mode):
+        return st.st_mtime_ns, st.st_size
+    try:
+        with _scandir(path) as entries:
+            return ("folder", *sorted((e.name, e.is_dir()) for e in entries))
+    except OSError:
+        return ("folder", st.st_mtime_ns)  # cannot be listed: any change of it counts
 
 
 LIMIT = 1024  # results kept per function: a long `mkdocs serve` keeps a page's text per save
@@ -104,6 +122,17 @@ class Kept:
         self.lock = threading.Lock()
         self.runs = 0
         self.kept = 0
+        _EVERY.append(self)
+
+
+_EVERY: list[Kept] = []
+
+
+def forget() -> None:
+    """Drop every kept result (a test compares a kept answer with a fresh one)."""
+    for kept in _EVERY:
+        with kept.lock:
+            kept.results.clear()
 
 
 def _copy(result):
@@ -111,15 +140,38 @@ def _copy(result):
     return type(result)(result) if isinstance(result, (list, dict, set)) else result
 
 
-def memo(key: Callable, also: Callable | None = None):
+def listing(function: Callable) -> Callable:
+    """For a function whose result is which files exist (a folder's listing, filtered by the
+    kind of each entry), not what they hold: a recording around it keeps the folders it lists,
+    not each file it stats or opens, so that saving a file it listed does not invalidate the
+    results that called it. A file added, removed or renamed changes its folder's modification
+    time, which the recording keeps."""
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        depth = getattr(_local, "listing", 0)
+        _local.listing = depth + 1
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _local.listing = depth
+
+    return call
+
+
+def memo(key: Callable, also: Callable | None = None, install: bool = True):
     """Keep the function's results per key(*args, **kwargs), each until a file it read changes
-    (or one of also(*args, **kwargs))."""
+    (or one of also(*args, **kwargs)). With install=False, for a function the runner's sealed
+    child calls too: kept only in a process where a page-side call has already routed the file
+    functions through the recorders; elsewhere it runs each time and changes nothing."""
 
     def wrap(function):
         kept = Kept()
 
         @functools.wraps(function)
         def call(*args, **kwargs):
+            if not install and not _installed:
+                return function(*args, **kwargs)
             _install()
             k = key(*args, **kwargs)
             extra = [os.path.abspath(p) for p in (also(*args, **kwargs) if also else ())]

@@ -28,12 +28,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from docpipe import catalog
+import jinja2
+import jinja2.bccache
+
+from docpipe import catalog, inputs
 from docpipe.catalog import Catalog
 from docpipe.environment import VERSIONED
 from docpipe.project import Project, Snippet
 from docpipe.recorded import fingerprints
 
+WAIT = 2.0  # seconds a build waits for the re-run it started, before showing it as running
 SERVE_LOCK_WAIT = 5.0  # seconds a refresh waits for a regen started by hand, then says so
 RACE_RETRIES = 3  # runs of a snippet saved again while it ran
 
@@ -66,6 +70,7 @@ class Session:
         self.worker: threading.Thread | None = None
         self.on_finish: Callable[[], None] | None = None  # asks MkDocs for a rebuild
         self.unseen = False  # a re-run ended after the last build started
+        self.waiting = False  # a build waits for the re-run it started (refresh)
         if self.runs:  # the zygote imports what the snippets import while the first build goes on
             self._start_zygote()
 
@@ -83,7 +88,11 @@ class Session:
 
     def refresh(self) -> None:
         """At the start of a build: start re-running what changed, unless a re-run is going
-        on (its end asks for another build, whose refresh sees what changed meanwhile)."""
+        on (its end asks for another build, whose refresh sees what changed meanwhile). A
+        re-run this build started is waited for up to WAIT seconds: a quick one (a saved
+        snippet, as an author previews it) is on the pages of this very build, and asks for no
+        other; a longer one goes on in the background, the pages say so, and its end asks for
+        the build that shows it."""
 
         try:
             cat = catalog.load(self.project)
@@ -105,10 +114,14 @@ class Session:
             return
         with self.lock:
             self.running = set(todo)
+            self.waiting = True  # its end asks for no build while this one waits for it
             self.worker = threading.Thread(
                 target=self._rerun, args=(cat, todo), name="docpipe-live", daemon=True
             )
             self.worker.start()
+        self.worker.join(WAIT)
+        with self.lock:
+            self.waiting = False  # from now on its end asks for a build (it has not ended)
 
     def _rerun(self, cat: Catalog, todo: dict[Snippet, dict]) -> None:
         try:
@@ -143,8 +156,9 @@ class Session:
         finally:
             with self.lock:
                 self.running = set()
-                self.unseen = True
-                finish = self.on_finish
+                # a build waiting for this re-run shows it: no other needed
+                self.unseen = not self.waiting
+                finish = None if self.waiting else self.on_finish
             if finish:
                 finish()
 
@@ -187,10 +201,17 @@ def outdated(cat: Catalog, among: set[Snippet] | None = None) -> dict[Snippet, f
     for snippet in sorted(among if among is not None else cat.settings):
         if snippet not in cat.settings:
             continue
-        since = fingerprints.since_recorded(snippet, cat.settings[snippet])
+        since = _since_recorded(snippet, cat.settings[snippet])
         if since.changed != []:
             found[snippet] = since
     return found
+
+
+# Asked for each page of each build: kept until a file it read changes (its record, its inputs,
+# the listing of the data folders), or its settings.
+@inputs.memo(key=lambda s, settings: (str(s.source), fingerprints.settings_digest(settings)))
+def _since_recorded(snippet: Snippet, settings) -> fingerprints.Since:
+    return fingerprints.since_recorded(snippet, settings)
 
 
 _session: Session | None = None
@@ -212,6 +233,24 @@ def start(serving: bool, project: Project) -> None:
                 "live: torch, numpy or matplotlib is not installed, so edited snippets are not "
                 "re-run; their pages say so (install the run dependencies for live outputs)"
             )
+
+
+class _Templates(jinja2.BytecodeCache):
+    """The theme's compiled templates, kept in memory for the serve session (jinja2 checks
+    each against its template's source)."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if code := self.kept.get(bucket.key):
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.kept[bucket.key] = bucket.bytecode_to_string()
+
+
+TEMPLATES = _Templates()
 
 
 def stop() -> None:

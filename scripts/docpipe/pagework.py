@@ -305,12 +305,27 @@ class Page:
     renders_notebooks: bool
 
 
+_PROJECTS: dict[Path, tuple] = {}  # folder -> (state of its mkdocs.yml, its Project)
+
+
+def _project(root: Path) -> Project:
+    """The project of that folder, one per state of its mkdocs.yml: the settings it reads
+    from it (Project.site, MkDocs' config loader) are read once, not once per page."""
+    fresh = Project(root)
+    now = inputs.state(os.path.abspath(fresh.config_file))
+    kept = _PROJECTS.get(root)
+    if kept and kept[0] == now and now is not None:
+        return kept[1]
+    _PROJECTS[root] = (now, fresh)
+    return fresh
+
+
 def current_page(md: Markdown) -> Page:
     """The page `md` converts, from what the generator registered on it."""
     for processor in md.treeprocessors:  # MkDocs, ProperDocs: _RelativePathTreeprocessor
         file, config = getattr(processor, "file", None), getattr(processor, "config", None)
         if getattr(file, "abs_src_path", None) and getattr(config, "config_file_path", None):
-            project = Project(Path(config.config_file_path).parent)
+            project = _project(Path(config.config_file_path).parent)
             plugins = config.get("plugins") or {}
             return Page(project, file.src_uri, Path(file.abs_src_path), NOTEBOOKS in plugins)
     for processor in md.preprocessors:  # Zensical: ContextPreprocessor

@@ -70,7 +70,7 @@ class Page:
     project: Project
     path: Path
     text: str
-    state: tuple[int, int] | None  # the file's when read (docpipe.inputs.state)
+    state: tuple | None  # the file's when read (docpipe.inputs.state)
     site: Pages = field(repr=False)  # the build's pages: the others a rule may need
     _made: dict = field(default_factory=dict, repr=False)  # once(): what rules made of it
 

@@ -26,6 +26,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from docpipe import inputs
 from docpipe.catalog import Settings
 from docpipe.project import ABSENT, Project, Snippet
 from docpipe.recorded.record import RecordError, load
@@ -47,6 +48,12 @@ def data_folders(project: Project) -> list[Path]:
     return inside
 
 
+# Which files there are, kept until a folder's listing changes: asked for each snippet of each
+# page, and a page's kept work is not redone when a file it listed is saved (inputs.listing).
+# Kept only where the page side already records (install=False): the runner's child, which
+# calls it after a run, is left with its file functions as they were.
+@inputs.memo(key=lambda project: str(project.root), install=False)
+@inputs.listing
 def data_files(project: Project) -> list[str]:
     """Every data file a run could read without an audit hook seeing it (relative paths): the
     files of data_folders() but code (.py, .pyc) and tools' files (bytecode, hidden folders or

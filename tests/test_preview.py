@@ -1,0 +1,317 @@
+"""`mkdocs serve` previews a save quickly and never shows a stale page without saying so: a
+page's work is kept per page until one of its inputs changes (docpipe.inputs), and a kept page is
+the page a fresh build would make, whichever input changed; a build waits a moment for the
+re-run it started (docpipe.live), so a quick snippet's new output is on that build's pages and
+no second build is needed, while a slow one is shown as running and asks for a build at its
+end."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from docpipe import catalog, inputs, live, pagework
+from docpipe.project import Project
+from projects import REPO
+
+pytestmark = pytest.mark.unit
+
+
+def bump(path: Path) -> None:
+    """A new modification time, as a save makes (two writes may share one on some systems)."""
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+
+
+# ---- listing: which files exist, not what they hold ------------------------------------------
+
+
+def listed(tmp_path: Path):
+    ran = []
+
+    @inputs.memo(key=lambda folder: str(folder))
+    @inputs.listing
+    def names(folder: Path) -> list[str]:
+        ran.append(1)
+        return sorted(p.name for p in folder.rglob("*") if p.is_file())
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.txt").write_text("a")
+    return names, ran
+
+
+def test_a_listing_is_kept_when_a_listed_file_is_saved_or_replaced(tmp_path):
+    names, ran = listed(tmp_path)
+    assert names(tmp_path) == ["a.txt"]
+    (tmp_path / "sub" / "a.txt").write_text("edited")
+    bump(tmp_path / "sub" / "a.txt")
+    (tmp_path / "sub" / "b.tmp").write_text("new")  # written aside, then renamed over: a regen
+    os.replace(tmp_path / "sub" / "b.tmp", tmp_path / "sub" / "a.txt")
+    assert names(tmp_path) == ["a.txt"] and len(ran) == 1
+
+
+@pytest.mark.parametrize("change", ["add", "remove", "rename", "add in a new folder"])
+def test_a_listing_is_found_again_when_a_file_is_added_removed_or_renamed(tmp_path, change):
+    names, ran = listed(tmp_path)
+    names(tmp_path)
+    sub = tmp_path / "sub"
+    if change == "add":
+        (sub / "b.txt").write_text("b")
+    elif change == "remove":
+        (sub / "a.txt").unlink()
+    elif change == "rename":
+        (sub / "a.txt").rename(sub / "c.txt")
+    else:
+        (sub / "deeper").mkdir()
+        (sub / "deeper" / "d.txt").write_text("d")
+    assert names(tmp_path) == sorted(p.name for p in tmp_path.rglob("*") if p.is_file())
+    assert len(ran) == 2
+
+
+def test_a_file_replaced_in_a_listed_folder_is_still_an_input_of_who_reads_it(tmp_path):
+    @inputs.memo(key=lambda folder: str(folder))
+    def read(folder: Path) -> list[str]:
+        return [p.read_text() for p in sorted(folder.iterdir())]
+
+    (tmp_path / "a.txt").write_text("old")
+    assert read(tmp_path) == ["old"]
+    (tmp_path / "a.tmp").write_text("new")
+    os.replace(tmp_path / "a.tmp", tmp_path / "a.txt")
+    bump(tmp_path / "a.txt")
+    assert read(tmp_path) == ["new"]
+
+
+# ---- a kept page is the page a fresh build makes ----------------------------------------------
+
+PAGE = "backprop-by-hand.md"
+RECORD = "docs/generated/by_hand/square.json"
+OUTPUT = "docs/generated/by_hand/square.txt"
+SNIPPET = "snippets/by_hand/square.py"
+
+
+def _edit_value(root: Path) -> None:
+    record = json.loads((root / RECORD).read_text())
+    record["values"]["x1"] = "7"
+    (root / RECORD).write_text(json.dumps(record, indent=2) + "\n")
+
+
+def _edit_output(root: Path) -> None:
+    path = root / OUTPUT
+    path.write_text(path.read_text().replace("by hand:  6", "by hand:  8"))
+
+
+def _edit_snippet(root: Path) -> None:
+    path = root / SNIPPET
+    path.write_text(path.read_text() + "# a comment, saved\n")
+
+
+def _add_data_file(root: Path) -> None:
+    (root / "snippets" / "by_hand" / "table.csv").write_text("x\n1\n")
+
+
+def _edit_settings(root: Path) -> None:
+    path = root / "snippets" / "snippets.toml"
+    path.write_text(path.read_text() + "\n# a comment, saved\n")
+
+
+def _edit_page(root: Path) -> None:
+    path = root / "docs" / PAGE
+    path.write_text(path.read_text() + "\nOne more sentence.\n")
+
+
+CHANGES = {  # what changed -> (the edit, does the page change)
+    "a recorded value": (_edit_value, True),
+    "the recorded output": (_edit_output, None),  # pymdownx includes it: the page may not
+    "the snippet's code": (_edit_snippet, True),  # now out of date: the page says so
+    "a data file added": (_add_data_file, True),  # every snippet's inputs now differ
+    "snippets.toml": (_edit_settings, None),
+    "the page": (_edit_page, True),
+}
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory):
+    root = tmp_path_factory.mktemp("site")
+    for part in ("docs", "snippets", "overrides", "scripts"):
+        shutil.copytree(
+            REPO / part, root / part, ignore=shutil.ignore_patterns(".cache", "__pycache__")
+        )
+    for name in ("mkdocs.yml", "pyproject.toml"):
+        shutil.copy(REPO / name, root / name)
+    return root
+
+
+def page(project: Project) -> str:
+    path = project.docs / PAGE
+    return pagework.page_markdown(project, path.read_text(), PAGE, path)
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_a_kept_page_is_what_a_fresh_build_makes_whatever_input_changed(
+    copy, tmp_path, monkeypatch, change
+):
+    root = tmp_path / "site"
+    shutil.copytree(copy, root)
+    monkeypatch.setattr(pagework.SETTINGS, "notice", live.notice)  # staleness said on the page
+    project = Project(root)
+    before = page(project)
+    assert page(project) == before  # kept
+    edit, changes = CHANGES[change]
+    edit(root)
+    for path in root.rglob("*"):  # a new time for every file, as a save a moment later makes
+        if path.is_file():
+            bump(path)
+    kept = page(project)
+    inputs.forget()
+    fresh = page(project)
+    assert kept == fresh
+    if changes:
+        assert kept != before, f"{change} did not change the page"
+    if change == "the snippet's code":
+        assert "Out of date: snippets/by_hand/square.py changed" in kept
+    if change == "a recorded value":
+        assert "x &= 7:" in kept
+
+
+def test_a_save_works_again_only_the_pages_that_read_it(copy, tmp_path):
+    root = tmp_path / "site"
+    shutil.copytree(copy, root)
+    project = Project(root)
+    pages = sorted(p.name for p in project.docs.glob("*.md"))
+
+    def work(name: str) -> str:
+        path = project.docs / name
+        return pagework.page_markdown(project, path.read_text(), name, path)
+
+    for name in pages:
+        work(name)
+    runs = pagework._worked.kept.runs
+    _edit_snippet(root)
+    bump(root / SNIPPET)
+    for name in pages:
+        work(name)
+    assert pagework._worked.kept.runs - runs == 1  # backprop-by-hand.md alone shows it
+
+
+# ---- a build waits a moment for the re-run it started -----------------------------------------
+
+
+class FakeRuns:
+    """A serve session whose re-run of one snippet ends when the test says so."""
+
+    def __init__(self, monkeypatch, project: Project):
+        self.release = threading.Event()
+        self.rebuilds = []
+        self.done = threading.Event()
+        snippet = catalog.load(project).snippets[0]
+        self.snippet = snippet
+        outdated = {snippet: type("Since", (), {"now": {"x": "1"}})()}
+        monkeypatch.setattr(live, "runnable", lambda: False)  # no zygote
+        monkeypatch.setattr(live, "outdated", lambda cat, among=None: dict(outdated))
+        self.outdated = outdated
+
+        def regen(snippets, cat, force):
+            self.release.wait(30)
+            outdated.clear()  # recorded: nothing out of date
+            return {}, ""
+
+        monkeypatch.setattr(live, "_regen", regen)
+        self.session = live.Session(project)
+        self.session.runs = True
+
+        def rebuild():
+            self.rebuilds.append(1)
+            self.done.set()
+
+        self.session.notify(rebuild)
+
+
+def test_a_quick_rerun_is_on_the_build_that_started_it_and_asks_for_no_other(copy, monkeypatch):
+    runs = FakeRuns(monkeypatch, Project(copy))
+    monkeypatch.setattr(live, "WAIT", 30.0)
+    runs.release.set()  # the run ends as soon as it starts
+    runs.session.refresh()
+    assert runs.session.running == set() and not runs.outdated  # this build shows it
+    runs.session.worker.join(30)
+    assert runs.rebuilds == [] and not runs.session.unseen
+
+
+def test_a_slow_rerun_is_shown_running_and_asks_for_a_build_at_its_end(copy, monkeypatch):
+    runs = FakeRuns(monkeypatch, Project(copy))
+    monkeypatch.setattr(live, "WAIT", 0.01)
+    runs.session.refresh()  # returns while the run goes on
+    assert runs.session.running == {runs.snippet}
+    assert runs.rebuilds == []
+    runs.release.set()
+    assert runs.done.wait(30)
+    assert runs.rebuilds == [1] and runs.session.running == set()
+
+
+# ---- the search index's entries of a page, kept under serve ------------------------------------
+
+
+def test_kept_search_entries_are_what_the_search_plugin_makes_of_the_page(monkeypatch):
+    import importlib.util
+    from types import SimpleNamespace
+
+    from material.plugins.search.plugin import SearchIndex
+    from mkdocs.structure.toc import AnchorLink
+
+    monkeypatch.setattr(SearchIndex, "add_entry_from_context", SearchIndex.add_entry_from_context)
+    monkeypatch.setattr(SearchIndex, "docpipe_kept", None, raising=False)
+    spec = importlib.util.spec_from_file_location("hooks", REPO / "scripts" / "mkdocs_hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    fresh = SearchIndex.add_entry_from_context
+    hooks._keep_search_entries()
+
+    def page(text: str, heading: str = "Second", tags=None):
+        toc = [AnchorLink("First", "first", 1), AnchorLink(heading, "second", 2)]
+        content = f'<h1 id="first">First</h1><p>{text}</p><h2 id="second">{heading}</h2><p>x</p>'
+        meta = {"tags": tags} if tags else {}
+        return SimpleNamespace(url="a/", content=content, toc=toc, title="First", meta=meta)
+
+    def entries(add, p) -> list:
+        index = SearchIndex()
+        add(index, p)
+        return index.entries
+
+    variants = [page("two"), page("one", "Other"), page("one", tags=["t"])]
+    for p in (page("one"), page("one"), *variants):
+        assert entries(SearchIndex.add_entry_from_context, p) == entries(fresh, p)
+    kept = entries(SearchIndex.add_entry_from_context, page("one"))
+    kept[0]["text"] = "changed by a caller"
+    assert entries(SearchIndex.add_entry_from_context, page("one")) == entries(fresh, page("one"))
+
+
+# ---- the runner's child keeps its file functions ----------------------------------------------
+
+
+def test_data_files_leave_a_process_without_page_work_as_it_was(copy, monkeypatch):
+    """The runner's sealed child lists the data files after a run: that routes none of its file
+    functions through the recorders (a page-side process keeps the listing instead)."""
+    from docpipe.recorded import fingerprints
+
+    installed = []
+    monkeypatch.setattr(inputs, "_installed", False)  # as in a process without page work
+    monkeypatch.setattr(inputs, "_install", lambda: installed.append(1))
+    project = Project(copy)
+    kept = fingerprints.data_files.kept.kept
+    assert fingerprints.data_files(project) == fingerprints.data_files(project)
+    assert installed == [] and fingerprints.data_files.kept.kept == kept
+
+
+def test_data_files_are_kept_where_the_page_side_records(copy, tmp_path):
+    from docpipe.recorded import fingerprints
+
+    inputs._install()
+    project = Project(copy)
+    first = fingerprints.data_files(project)
+    kept = fingerprints.data_files.kept.kept
+    assert fingerprints.data_files(project) == first
+    assert fingerprints.data_files.kept.kept == kept + 1
