@@ -233,23 +233,25 @@ def _their_socket(pid: int, fd: int) -> int:
     except OSError:  # a thread other than its process's first
         pidfd = os.pidfd_open(pid, _PIDFD_THREAD)
     try:
-        copy = _libc().syscall(ctypes.c_long(_PIDFD_GETFD), pidfd, fd, 0)
-        if copy < 0:
-            e = ctypes.get_errno()
-            raise OSError(e, os.strerror(e))
-        return copy
+        return _checked(_libc().syscall(ctypes.c_long(_PIDFD_GETFD), pidfd, fd, 0))
     finally:
         os.close(pidfd)
 
 
 def _is_unix(fd: int) -> bool:
     """Whether `fd` is a UNIX socket; OSError (ENOTSOCK) when it is no socket."""
-    family = _libc().getsockopt
     value, size = ctypes.c_int(0), ctypes.c_uint(ctypes.sizeof(ctypes.c_int))
-    if family(fd, socket.SOL_SOCKET, _SO_DOMAIN, ctypes.byref(value), ctypes.byref(size)) != 0:
+    level, option = socket.SOL_SOCKET, _SO_DOMAIN
+    _checked(_libc().getsockopt(fd, level, option, ctypes.byref(value), ctypes.byref(size)))
+    return value.value == socket.AF_UNIX
+
+
+def _checked(result: int) -> int:
+    """A C call's result, or OSError with its errno when it failed (negative)."""
+    if result < 0:
         e = ctypes.get_errno()
         raise OSError(e, os.strerror(e))
-    return value.value == socket.AF_UNIX
+    return result
 
 
 def _open_as(pid: int, path: bytes) -> int:
@@ -274,13 +276,11 @@ def _open_as(pid: int, path: bytes) -> int:
         if (theirs.st_dev, theirs.st_ino) == (mine.st_dev, mine.st_ino):
             return os.open(path, flags)  # the same root: /proc's magic links as they are
         how = struct.pack("=QQQ", flags, 0, _RESOLVE_IN_ROOT)
-        opened = _libc().syscall(
-            ctypes.c_long(_OPENAT2), root, ctypes.c_char_p(path), how, ctypes.c_size_t(len(how))
+        return _checked(
+            _libc().syscall(
+                ctypes.c_long(_OPENAT2), root, ctypes.c_char_p(path), how, ctypes.c_size_t(len(how))
+            )
         )
-        if opened < 0:
-            e = ctypes.get_errno()
-            raise OSError(e, os.strerror(e))
-        return opened
     finally:
         os.close(root)
 
