@@ -419,7 +419,8 @@ def _collect(
         except OSError as e:
             output, error = b"", error or f"its run left no output file ({e.strerror})"
         if len(output) > OUTPUT_CAP and result.status == RunStatus.OK:
-            error = f"printed more than {OUTPUT_CAP >> 20} MiB; the cap is {OUTPUT_CAP >> 20} MiB"
+            size = os.lstat(job.output).st_size  # a regular file (_job_file): its size
+            error = f"printed {size / (1 << 20):.1f} MiB; the cap is {OUTPUT_CAP >> 20} MiB"
         output = output[:OUTPUT_CAP]
         notes = namespaces.Notes()
         with contextlib.suppress(OSError):  # what the runner's own processes say of the run
