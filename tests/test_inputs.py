@@ -89,6 +89,53 @@ def test_a_kept_result_is_found_again_after_any_change_of_what_it_read(tmp_path,
     assert ran["outer"] >= 2
 
 
+@pytest.mark.parametrize(
+    "change, runs_again",
+    [("add a file to it", False), ("remove a file from it", False),
+     ("replace it with a file", True), ("remove it", True)],
+)  # fmt: skip
+def test_a_folder_only_stat_ed_counts_as_being_one_not_as_what_it_holds(
+    tmp_path, change, runs_again
+):
+    """exists() or is_dir() of a folder asks whether it is there: a lock or an editor's file
+    made in it keeps the result, as a listing of the same folder does not (above)."""
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "old.txt").write_text("")
+    ran = []
+
+    @inputs.memo(key=lambda path: str(path))
+    def is_folder(path: Path) -> bool:
+        ran.append(1)
+        return path.is_dir()
+
+    assert is_folder(folder) is True
+    if change == "add a file to it":
+        (folder / ".regen.lock").write_text("")
+    elif change == "remove a file from it":
+        (folder / "old.txt").unlink()
+    elif change == "replace it with a file":
+        shutil.rmtree(folder)
+        folder.write_text("")
+    else:
+        shutil.rmtree(folder)
+    assert is_folder(folder) == folder.is_dir()
+    assert len(ran) == (2 if runs_again else 1)
+
+
+def test_a_folder_listed_after_it_was_stat_ed_counts_as_what_it_holds(tmp_path):
+    ran = []
+
+    @inputs.memo(key=lambda path: str(path))
+    def names(path: Path) -> list:
+        ran.append(1)
+        return sorted(p.name for p in path.iterdir()) if path.exists() else []
+
+    assert names(tmp_path) == []
+    (tmp_path / "new.txt").write_text("")
+    assert names(tmp_path) == ["new.txt"] and len(ran) == 2
+
+
 def test_an_inner_kept_call_makes_the_outer_one_depend_on_its_files(tmp_path):
     """The inner call is answered from its cache while the outer one records: the outer still
     sees the inner's file change."""

@@ -31,15 +31,23 @@ _install_lock = threading.Lock()
 _open, _stat, _scandir, _listdir = io.open, os.stat, os.scandir, os.listdir
 
 
-def _note(path, seen: tuple[int, int] | None | bool = False) -> None:
+def _note(path, seen: tuple | None | bool = False, listed: bool = True) -> None:
     """Add the file to each recording of this thread, with its state when first seen (`seen`:
-    the state a kept result was found with)."""
+    the state a kept result was found with). `listed`: False when the path was only stat-ed
+    (exists(), is_dir()): a folder then counts as being one, not as what it holds; a later
+    listing of it in the same recording makes its entries count."""
     recording = getattr(_local, "recording", None)
     if recording and isinstance(path, (str, os.PathLike)):
         path = os.path.abspath(os.fspath(path))
         for files in recording:
-            if path not in files:
-                files[path] = state(path) if seen is False else seen
+            known = files.get(path, _UNSEEN)
+            if known is _UNSEEN or (known == FOLDER and listed and seen is not FOLDER):
+                files[path] = state(path, listed) if seen is False else seen
+
+
+_UNSEEN = object()
+FOLDER = ("a folder",)  # the state of a folder only stat-ed: that it is one (a listed
+# folder's state starts with "folder": an empty one is ("folder",))
 
 
 def note(path, seen: tuple | None) -> None:
@@ -60,7 +68,7 @@ def _traced_open(file, *args, **kwargs):
 
 def _traced_stat(path, *args, **kwargs):
     if not _listing():
-        _note(path)
+        _note(path, listed=False)
     return _stat(path, *args, **kwargs)
 
 
@@ -91,18 +99,22 @@ def _install() -> None:
         _installed = True
 
 
-def state(path: str) -> tuple | None:
+def state(path: str, listed: bool = True) -> tuple | None:
     """What a change of the file or folder changes (None: it does not exist): a file's
     modification time and size; a folder's entries, each name and whether it is a folder. A
     file replaced in a folder (a regen writes each output to a temporary file, then renames it
     over the old one) changes the folder's modification time but not what a listing of it
-    returns: the file itself, if read, is an input of its own."""
+    returns: the file itself, if read, is an input of its own. A folder not `listed` (only
+    stat-ed) has the state FOLDER whatever it holds: a file added to it (a lock, an editor's
+    swap file) changes nothing for whoever only asked whether it is there."""
     try:
         st = _stat(path)
     except OSError:
         return None
     if not stat.S_ISDIR(st.st_mode):
         return st.st_mtime_ns, st.st_size
+    if not listed:
+        return FOLDER
     try:
         with _scandir(path) as entries:
             return ("folder", *sorted((e.name, e.is_dir()) for e in entries))
@@ -177,7 +189,7 @@ def memo(key: Callable, also: Callable | None = None, install: bool = True):
             extra = [os.path.abspath(p) for p in (also(*args, **kwargs) if also else ())]
             with kept.lock:
                 found = kept.results.get(k)
-            if found is not None and all(state(f) == s for f, s in found[1].items()):
+            if found is not None and all(state(f, s != FOLDER) == s for f, s in found[1].items()):
                 kept.kept += 1
                 for f, s in found[1].items():
                     _note(f, s)  # an outer recording depends on these too
