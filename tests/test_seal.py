@@ -825,3 +825,25 @@ def test_the_socket_filter_answers_each_call_as_it_says(machine):
         for nr in (arch.socket, arch.connect):
             x32 = seccomp.X32 | nr
             assert _filtered(code, arch.audit, x32, socket.AF_UNIX) == errno_ | seccomp.ENOSYS
+
+
+@pytest.mark.unit
+def test_the_runners_notes_fit_the_pipe_and_keep_every_refusal_whatever_the_names():
+    """What the namespace's init says of a run travels through a pipe of 64 KiB: names of any
+    length and characters (the snippet chooses its processes' command lines) cut only what
+    it left running, never a refusal; notes that cannot be read fail the run."""
+    from docpipe.run.namespaces import PIPE_ROOM, Notes
+
+    refused = [f"tried to connect to /x/{n}.sock\x01\u00e9" + "\\" * 400 for n in range(20)]
+    for left in ("", "pid 3 (sleep 1)", '\x01\u00e9\U0001f600\\"' * 50_000):
+        notes = Notes(left, refused, 1024)
+        data = notes.encode()
+        assert len(data) <= PIPE_ROOM
+        back = Notes.decode(data)
+        assert back.memory == 1024
+        assert back.refused == [r[:300] for r in refused[:16]]
+        assert left.startswith(back.left.rstrip("\ufffd"))
+    assert Notes.decode(b"").refused == [] and Notes.decode(b"").memory == 0
+    assert Notes.decode(b'{"refused": [1, 2]\n').refused == [
+        "the runner could not read what its own processes said of the run"
+    ]

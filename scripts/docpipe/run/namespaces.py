@@ -200,16 +200,24 @@ class Notes:
     memory: int = 0
 
     def encode(self) -> bytes:
-        left = self.left.encode()[: PIPE_ROOM // 2].decode(errors="ignore")
-        return json.dumps({"left": left, "refused": self.refused, "memory": self.memory}).encode()
+        """At most PIPE_ROOM bytes, whatever the names: a head of bounded size (JSON: the
+        refusals, each cut to 300 characters, at most 16; the memory), a newline, and as much
+        of `left` as fits."""
+        refused = [r[:300] for r in self.refused[:16]]
+        head = json.dumps({"refused": refused, "memory": self.memory}).encode()
+        return head + b"\n" + self.left.encode(errors="replace")[: PIPE_ROOM - len(head) - 1]
 
     @classmethod
     def decode(cls, data: bytes) -> Notes:
+        """The notes; unreadable ones fail the run (a refusal), never pass it silently."""
+        head, _, left = data.partition(b"\n")
         try:
-            said = json.loads(data)
-            return cls(str(said["left"]), [str(r) for r in said["refused"]], int(said["memory"]))
+            said = json.loads(head) if head else {"refused": [], "memory": 0}
+            refused, memory = [str(r) for r in said["refused"]], int(said["memory"])
         except (ValueError, KeyError, TypeError):
-            return cls()
+            unread = "the runner could not read what its own processes said of the run"
+            return cls(left.decode(errors="replace"), [unread])
+        return cls(left.decode(errors="replace"), refused, memory)
 
     def write(self, path: Path) -> None:
         """To a new file (O_EXCL, no link followed)."""
