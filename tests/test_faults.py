@@ -171,6 +171,9 @@ def test_a_zygote_that_dies_fails_its_snippet_alone(recorded, tmp_path):
         _, err = regen.communicate(timeout=120)
     finally:
         go.touch()  # the orphaned snippet, if any, ends
+        regen.kill()
+        regen.wait()
+        go.unlink()  # nothing of the test left in the home folder
     assert regen.returncode == 1
     assert "FAILED snippets/a_waits.py: stopped: the runner's zygote ended (exit status -9)" in err
     assert recorded.read("docs/generated/good.txt") == "hello again from good\n"
@@ -502,12 +505,17 @@ def test_a_second_regen_waits_for_the_first(recorded, tmp_path):
         stderr=subprocess.PIPE,
         text=True,
     )
-    wait_until_locked(recorded.root, first)
-    refused = recorded.regen("--lock-wait", "0.5")
-    go.touch()
-    waited = recorded.regen()
-    first.communicate(timeout=60)
-    go.unlink()
+    try:
+        wait_until_locked(recorded.root, first)
+        refused = recorded.regen("--lock-wait", "0.5")
+        go.touch()
+        waited = recorded.regen()
+        first.communicate(timeout=60)
+    finally:
+        go.touch()
+        first.kill()
+        first.wait()
+        go.unlink()  # nothing of the test left in the home folder
     assert first.returncode == 0
     assert refused.returncode == 1
     assert refused.stderr.endswith(

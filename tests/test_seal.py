@@ -409,29 +409,30 @@ def test_a_socket_of_the_machine_is_refused_and_fails_the_run_naming_it(tmp_path
     with no connect()."""
     box = make_sandbox(tmp_path)
     listeners = []
-    # (a socket path has at most 107 bytes: the repository's, under pytest's folder, is longer)
-    for folder in (Path.home(), Path("/var/lib")):
-        path = folder / f".docpipe-test-reach-{os.getpid()}.sock"
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-        listener = socket.socket(socket.AF_UNIX)
-        listener.bind(str(path))
-        listener.listen(1000)
-        listener.setblocking(False)
-        listeners.append((path, listener))
-    machine = [str(path) for path, _ in listeners]
-    box.write("snippets/reach.py", f"MACHINE = {machine!r}\n" + REACH)
-    box.write("docs/index.md", PAGE.format(name="reach"))
     try:
+        # (a socket path has at most 107 bytes: the repository's, under pytest's, is longer)
+        for folder in (Path.home(), Path("/var/lib")):
+            path = folder / f".docpipe-test-reach-{os.getpid()}.sock"
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+            listener = socket.socket(socket.AF_UNIX)
+            listeners.append((path, listener))
+            listener.bind(str(path))
+            listener.listen(1000)
+            listener.setblocking(False)
+        machine = [str(path) for path, _ in listeners]
+        box.write("snippets/reach.py", f"MACHINE = {machine!r}\n" + REACH)
+        box.write("docs/index.md", PAGE.format(name="reach"))
         run = box.regen("snippets/reach.py")
     finally:
         accepted = 0
         for path, listener in listeners:
-            with contextlib.suppress(BlockingIOError):
+            with contextlib.suppress(OSError):  # BlockingIOError: none (more) to accept
                 while listener.accept():
                     accepted += 1
             listener.close()
-            path.unlink()
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
     assert accepted == 0
     assert run.returncode == 1
     for path in machine:
