@@ -2,7 +2,8 @@
 generator runs is a Markdown extension, docpipe.pagework (values, claim marks, the page rules,
 the box, the math of Markdown pages); these hooks make `mkdocs serve` show a page's problems on
 the page instead of failing and keep it live (docpipe.live re-runs edited snippets and says on a
-page what could not be refreshed), fail a build on the site's problems before any page is read,
+page what could not be refreshed) and keep each page's render until a file it read changes
+(docpipe.preview), fail a build on the site's problems before any page is read,
 render the notebook pages' math (mkdocs-jupyter renders notebooks without Python-Markdown), and
 render every formula after the search plugin has indexed the page, so that the index keeps the
 formulas' LaTeX. A build without them (Zensical runs no hook) still gets every Markdown page
@@ -26,7 +27,7 @@ if str(Path(__file__).parent) not in sys.path:
 
 from docpipe import live, pagework
 from docpipe.pages import katex, notebooks
-from docpipe.project import Project  # noqa: E402
+from docpipe.project import Project  # noqa: E402  (a type)
 
 # `mkdocs serve` shows a page's problems on the page instead of failing: pagework.SETTINGS.serving,
 # set by on_startup, which MkDocs calls on the first config's hooks only (this file is executed
@@ -42,9 +43,10 @@ def on_startup(command, dirty):
 
 def on_serve(server, config, builder):
     # Rebuild also when a snippet, its figure code or snippets.toml changes: on_pre_build
-    # re-runs what changed first.
-    for folder in live.watched(PROJECT):
-        if folder.is_dir():
+    # re-runs what changed first. Seen as saved (inotify) where it can be, else by MkDocs' poll.
+    folders = [f for f in live.watched(PROJECT) if f.is_dir()]
+    if not live.watch(folders, lambda: _rebuild(server)):
+        for folder in folders:
             server.watch(str(folder))
     live.on_finish(lambda: _rebuild(server))
     return server
@@ -73,7 +75,26 @@ def on_pre_build(config):
     if Path(config["docs_dir"]).resolve() != PROJECT.docs.resolve() or not PROJECT.meta.exists():
         return  # no snippets to check (a test's tiny site), or its pages are somewhere else
     live.refresh()  # first: what a quick re-run writes is checked and shown by this build
-    pagework.check_site(PROJECT)
+    found = pagework.check_site(PROJECT)
+    if kept := live.rendered():
+        kept.site = tuple(map(str, found))  # what every page may show: part of each page's key
+
+
+def on_pre_page(page, config, files):
+    """Under `mkdocs serve`, a page's render is kept until something it was made from changes
+    (docpipe.preview): a save re-renders the pages it touches, not the site."""
+    kept = live.rendered()
+    if kept is None:
+        return page
+    render = page.render  # MkDocs' own, or mkdocs-jupyter's for a notebook page
+    notebook = page.file.src_uri.endswith(".ipynb")
+
+    def kept_render(config, files):
+        shows = (kept.site, live.state())
+        kept.render(page, config, files, render, shows=shows, notebook=notebook)
+
+    page.render = kept_render
+    return page
 
 
 def on_env(env, config, files):
@@ -136,7 +157,7 @@ math_log = logging.getLogger("mkdocs.hooks.katex")
 
 def on_config(config):
     global PROJECT
-    PROJECT = Project(Path(config.config_file_path).parent)
+    PROJECT = pagework.project_at(Path(config.config_file_path).parent)  # one per mkdocs.yml state
     live.start(serving=pagework.SETTINGS.serving, project=PROJECT)
     katex.mark_notebook_math()  # notebooks' math marked as arithmatex marks a page's
 
@@ -170,3 +191,5 @@ def on_post_build(config):
     renderer.save()
     if tally := renderer.tally():
         math_log.info(tally)
+    if (kept := live.rendered()) and kept.take_later():
+        live.rebuild()  # a notebook page put off its conversion: the next build makes it

@@ -315,3 +315,22 @@ def test_data_files_are_kept_where_the_page_side_records(copy, tmp_path):
     kept = fingerprints.data_files.kept.kept
     assert fingerprints.data_files(project) == first
     assert fingerprints.data_files.kept.kept == kept + 1
+
+
+# ---- a save is seen as it happens --------------------------------------------------------------
+
+
+def test_a_save_under_a_watched_folder_asks_for_a_build_and_a_read_does_not(tmp_path, monkeypatch):
+    monkeypatch.setattr(live, "_session", type("S", (), {"observer": None})())
+    asked = threading.Event()
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "__pycache__").mkdir()
+    assert live.watch([tmp_path], asked.set)
+    try:
+        (tmp_path / "a.py").read_text()  # a run reads its snippet
+        (tmp_path / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"compiled")
+        assert not asked.wait(1.0)
+        (tmp_path / "a.py").write_text("x = 2\n")
+        assert asked.wait(5.0)
+    finally:
+        live._session.observer.stop()

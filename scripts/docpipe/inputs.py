@@ -12,17 +12,21 @@ is answered from its own cache, so the outer result is never kept past a change 
 input. What a function learns other than from files (its arguments, a loaded catalog) belongs
 in its key or in `also`, the files that stand for it (snippets.toml for the catalog). An
 exception is never kept. `listing` marks a function that asks which files exist, not what they
-hold: inside it only the folders listed are inputs.
+hold: inside it only the folders listed are inputs. `recording()` records the files a block
+reads (what `mkdocs serve` keeps a page's HTML on), `unchanged()` tells whether they still are
+as recorded, and `unrecorded()` marks a block whose reads are no one's input (a digest of every
+file, itself the key of what it stands for).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import os
 import stat
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 _local = threading.local()
 _installed = False
@@ -86,6 +90,8 @@ def _install() -> None:
     """Route io.open, os.stat, os.scandir and os.listdir through the recorders, once; outside
     a recording they cost one attribute lookup."""
     global _installed
+    if _installed:
+        return
     with _install_lock:
         if _installed:
             return
@@ -120,6 +126,42 @@ def state(path: str, listed: bool = True) -> tuple | None:
             return ("folder", *sorted((e.name, e.is_dir()) for e in entries))
     except OSError:
         return ("folder", st.st_mtime_ns)  # cannot be listed: any change of it counts
+
+
+@contextlib.contextmanager
+def recording(files: dict | None = None) -> Iterator[dict]:
+    """Record into the dict given (or a new one), and yield it: every file this thread reads
+    in the block, with its state when first read (path -> state). Each outer recording gets
+    them too when the block ends, even when it raised."""
+    _install()
+    files = {} if files is None else files
+    stack = getattr(_local, "recording", None)
+    if stack is None:
+        stack = _local.recording = []
+    stack.append(files)
+    try:
+        yield files
+    finally:
+        stack.pop()
+        for f, s in files.items():
+            _note(f, s)
+
+
+def unchanged(files: dict) -> bool:
+    """Whether every file of a recording is still in the state it was recorded in."""
+    return all(state(f, s != FOLDER) == s for f, s in files.items())
+
+
+@contextlib.contextmanager
+def unrecorded() -> Iterator[None]:
+    """A block whose reads go into no recording of this thread (memos inside it record their
+    own as always)."""
+    outer = getattr(_local, "recording", None)
+    _local.recording = []
+    try:
+        yield
+    finally:
+        _local.recording = outer
 
 
 LIMIT = 1024  # results kept per function: a long `mkdocs serve` keeps a page's text per save
@@ -189,24 +231,15 @@ def memo(key: Callable, also: Callable | None = None, install: bool = True):
             extra = [os.path.abspath(p) for p in (also(*args, **kwargs) if also else ())]
             with kept.lock:
                 found = kept.results.get(k)
-            if found is not None and all(state(f, s != FOLDER) == s for f, s in found[1].items()):
+            if found is not None and unchanged(found[1]):
                 kept.kept += 1
                 for f, s in found[1].items():
                     _note(f, s)  # an outer recording depends on these too
                 return _copy(found[0])
             # each file with its state when first read: one changed while the function ran is
             # found again next time
-            files = {f: state(f) for f in extra}
-            recording = getattr(_local, "recording", None)
-            if recording is None:
-                recording = _local.recording = []
-            recording.append(files)
-            try:
+            with recording({f: state(f) for f in extra}) as files:
                 result = function(*args, **kwargs)
-            finally:
-                recording.pop()
-            for f, s in files.items():
-                _note(f, s)  # an outer recording: `also` of this call too
             with kept.lock:
                 kept.results.pop(k, None)
                 kept.results[k] = (result, files)  # the newest last

@@ -22,6 +22,7 @@ import contextlib
 import html
 import importlib.util
 import logging
+import os
 import sys
 import threading
 import time
@@ -31,7 +32,7 @@ from pathlib import Path
 import jinja2
 import jinja2.bccache
 
-from docpipe import catalog, inputs
+from docpipe import catalog, inputs, preview
 from docpipe.catalog import Catalog
 from docpipe.environment import VERSIONED
 from docpipe.project import Project, Snippet
@@ -71,6 +72,8 @@ class Session:
         self.on_finish: Callable[[], None] | None = None  # asks MkDocs for a rebuild
         self.unseen = False  # a re-run ended after the last build started
         self.waiting = False  # a build waits for the re-run it started (refresh)
+        self.rendered = preview.Rendered()  # the pages' HTML, kept between builds
+        self.observer = None  # watches the snippets (watch)
         if self.runs:  # the zygote imports what the snippets import while the first build goes on
             self._start_zygote()
 
@@ -161,6 +164,13 @@ class Session:
                 finish = None if self.waiting else self.on_finish
             if finish:
                 finish()
+
+    def state(self) -> tuple:
+        """What the pages' notices show of this session, as a key (docpipe.preview)."""
+        with self.lock:
+            failed = sorted((s.name, repr(now), why) for s, (now, why) in self.failed.items())
+            running = tuple(sorted(s.name for s in self.running))
+            return self.problem, self.settings, running, tuple(failed)
 
     def notify(self, on_finish: Callable[[], None]) -> None:
         """Call on_finish whenever a re-run ends (now, if one ended before there was a server)."""
@@ -255,7 +265,47 @@ TEMPLATES = _Templates()
 
 def stop() -> None:
     global _session
+    if _session and _session.observer:
+        _session.observer.stop()
     _session = None
+
+
+SAVES = frozenset({"created", "modified", "deleted", "moved", "closed"})  # not opened, read
+
+
+def watch(folders: list[Path], changed: Callable[[], None]) -> bool:
+    """Call `changed` at each save under the folders, seen by the kernel as it happens (inotify,
+    through watchdog's native observer): MkDocs' own watcher polls every half second. A file
+    only opened or read (a run reads its snippet) is no save, nor is a compiled module written
+    in __pycache__. False when the folders cannot be watched so (no session, no inotify, its
+    limits reached): MkDocs' watcher is then asked instead."""
+    if _session is None:
+        return False
+    from watchdog.events import FileSystemEventHandler
+    from watchdog.observers import Observer
+
+    class Saved(FileSystemEventHandler):
+        def on_any_event(self, event) -> None:
+            if event.is_directory or event.event_type not in SAVES:
+                return
+            if any("__pycache__" in Path(os.fsdecode(p)).parts for p in _paths(event)):
+                return
+            changed()
+
+    observer = Observer()
+    try:
+        for folder in folders:
+            observer.schedule(Saved(), str(folder), recursive=True)
+        observer.start()
+    except OSError as e:
+        log.info(f"live: watching with MkDocs' polling instead ({e})")
+        return False
+    _session.observer = observer
+    return True
+
+
+def _paths(event) -> list:
+    return [p for p in (event.src_path, getattr(event, "dest_path", "")) if p]
 
 
 def refresh() -> None:
@@ -267,6 +317,23 @@ def refresh() -> None:
         except Exception as e:
             log.exception("live: refresh failed")
             _session.problem = f"refreshing the snippets failed: {type(e).__name__}: {e}"
+
+
+def state() -> tuple:
+    """What the live notices of this serve session depend on (() outside one)."""
+    return _session.state() if _session else ()
+
+
+def rendered() -> preview.Rendered | None:
+    """The pages' renders kept by this serve session (None outside one)."""
+    return _session.rendered if _session else None
+
+
+def rebuild() -> None:
+    """Ask `mkdocs serve` for another build (once it has a server)."""
+    finish = _session.on_finish if _session else None
+    if finish:
+        finish()
 
 
 def on_finish(rebuild: Callable[[], None]) -> None:

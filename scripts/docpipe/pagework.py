@@ -83,18 +83,20 @@ SETTINGS = Settings()
 
 def inputs_key(project: Project) -> str:
     """What the site's problems depend on: every file under docs/ (but the built notebooks'
-    HTML cache) and snippets/, and mkdocs.yml, by name, size and modification time."""
+    HTML cache) and snippets/, and mkdocs.yml, by name, size and modification time. Itself a
+    key: what it reads is no input of whoever asks (docpipe.inputs)."""
     h = hashlib.sha256()
-    for folder in (project.docs, project.root / "snippets"):
-        for path in sorted(folder.rglob("*")):
-            try:
-                st = path.stat()
-            except OSError:
-                continue
-            h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    config = project.root / "mkdocs.yml"
-    if config.exists():
-        h.update(str(config.stat().st_mtime_ns).encode())
+    with inputs.unrecorded():
+        for folder in (project.docs, project.root / "snippets"):
+            for path in sorted(folder.rglob("*")):
+                try:
+                    st = path.stat()
+                except OSError:
+                    continue
+                h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        config = project.root / "mkdocs.yml"
+        if config.exists():
+            h.update(str(config.stat().st_mtime_ns).encode())
     return h.hexdigest()
 
 
@@ -308,7 +310,7 @@ class Page:
 _PROJECTS: dict[Path, tuple] = {}  # folder -> (state of its mkdocs.yml, its Project)
 
 
-def _project(root: Path) -> Project:
+def project_at(root: Path) -> Project:
     """The project of that folder, one per state of its mkdocs.yml: the settings it reads
     from it (Project.site, MkDocs' config loader) are read once, not once per page."""
     fresh = Project(root)
@@ -325,7 +327,7 @@ def current_page(md: Markdown) -> Page:
     for processor in md.treeprocessors:  # MkDocs, ProperDocs: _RelativePathTreeprocessor
         file, config = getattr(processor, "file", None), getattr(processor, "config", None)
         if getattr(file, "abs_src_path", None) and getattr(config, "config_file_path", None):
-            project = _project(Path(config.config_file_path).parent)
+            project = project_at(Path(config.config_file_path).parent)
             plugins = config.get("plugins") or {}
             return Page(project, file.src_uri, Path(file.abs_src_path), NOTEBOOKS in plugins)
     for processor in md.preprocessors:  # Zensical: ContextPreprocessor

@@ -173,6 +173,7 @@ def output_blocks(
     the part of the output it shows (None: the whole output; a block whose sections cannot be
     shown is left out, consistency names it)."""
     found, seen = [], set()
+    by_fence: dict[int, Block] | None = None  # the page's blocks, found once if any is asked
     for inc in pages.includes(project, page, text):
         if inc.fence is None or inc.fence.first in seen or not is_output(project, inc):
             continue
@@ -183,7 +184,9 @@ def output_blocks(
         if not inc.section:
             found.append((inc, None))
             continue
-        block = next(b for b in blocks(project, page, text) if b.fence.first == inc.fence.first)
+        if by_fence is None:
+            by_fence = {b.fence.first: b for b in blocks(project, page, text)}
+        block = by_fence[inc.fence.first]
         try:
             found.append((inc, part(snippet, block.sections)))
         except (OutputIncludeError, records.RecordError):

@@ -11,6 +11,7 @@ site check, the notebooks and the value glue agree on where a line stands.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -101,11 +102,11 @@ class Page:
 
     @cached_property
     def includes(self) -> tuple[Include, ...]:
-        return tuple(_includes(self.project, self.path, self.source, self.fences))
+        return _kept_includes(self.project, self.path, self.source, lambda: self.fences)
 
     @cached_property
     def uses(self) -> tuple[Use, ...]:
-        return _uses(self)
+        return _kept_uses(self.project, self.path, self.source, lambda: _uses(self))
 
     def once(self, make: Callable[[Page], object]):
         """make(page), kept with the page: a part that rules read in their own way (its prose,
@@ -231,6 +232,27 @@ def _includes(project: Project, page: Path, text: str, found_fences) -> list[Inc
             Include(page, number, target, full, section, problem, by_line.get(number), missing)
         )
     return found
+
+
+# A page's includes and uses are asked by each build of `mkdocs serve`, and again by the regen a
+# save starts, each with pages read anew: kept per page text until mkdocs.yml or a file they
+# looked at (an include's file, a snippet) changes (docpipe.inputs).
+def _text_key(project: Project, path: Path, source: str, _make) -> tuple:
+    return str(project.root), str(path), hashlib.sha256(source.encode()).hexdigest()
+
+
+def _settings(project: Project, *_) -> list[Path]:
+    return [project.config_file]
+
+
+@inputs.memo(key=_text_key, also=_settings)
+def _kept_includes(project: Project, path: Path, source: str, fences) -> tuple[Include, ...]:
+    return tuple(_includes(project, path, source, fences()))
+
+
+@inputs.memo(key=_text_key, also=_settings)
+def _kept_uses(project: Project, path: Path, source: str, make) -> tuple[Use, ...]:
+    return make()
 
 
 def _base(project: Project) -> Path:

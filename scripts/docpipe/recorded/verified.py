@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
+from docpipe import inputs
 from docpipe.project import Project, Snippet
 from docpipe.recorded import fingerprints, record
 from docpipe.recorded.versions import PinError, pin
@@ -23,7 +24,17 @@ def result_path(project: Project, version: str) -> Path:
 
 def recorded_digest(snippet: Snippet, on_disk: set[Path] | None = None) -> str:
     """What a verification compared with: the snippet's recorded files, the stamp left out."""
-    files = on_disk if on_disk is not None else recorded_files(snippet)
+    return _digest(snippet, on_disk) if on_disk is not None else _recorded_digest(snippet)
+
+
+# Asked for each output block and claim of a page, in each build of `mkdocs serve`: kept until a
+# recorded file changes or one is added or removed (docpipe.inputs).
+@inputs.memo(key=lambda snippet: str(snippet.source), install=False)
+def _recorded_digest(snippet: Snippet) -> str:
+    return _digest(snippet, recorded_files(snippet))
+
+
+def _digest(snippet: Snippet, files: set[Path]) -> str:
     digest = hashlib.sha256()
     for path in sorted(files):
         data = path.read_bytes()

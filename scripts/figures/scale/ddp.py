@@ -6,10 +6,13 @@ from docpipe.run.figures import ink
 
 
 def gradients(ns):
+    # Each entry as the output prints it, to 4 decimals: its last float digits depend on the
+    # machine's instructions, and would move the bars by less than a pixel from one to another.
     whole, reports = ns["whole"].tolist(), ns["reports"]
     names = ["weight 1", "weight 2", "weight 3", "bias"]
-    series = [("one process, whole batch", whole, "C0")] + [
-        (f"rank {rank}, half batch", grad, f"C{rank + 1}") for rank, (grad, _), _, _ in reports
+    series = [("one process, whole batch", _printed(whole), "C0")] + [
+        (f"rank {rank}, half batch", _printed(grad), f"C{rank + 1}")
+        for rank, (grad, _), _, _ in reports
     ]
     fig, ax = plt.subplots(figsize=(6.4, 2.8), layout="constrained")
     width = 0.8 / len(series)
@@ -28,6 +31,10 @@ def gradients(ns):
     ax.set_axisbelow(True)
     fig.legend(loc="outside lower center", ncol=len(series), fontsize=9, frameon=False)
     return fig
+
+
+def _printed(values) -> list[float]:
+    return [round(float(v), 4) for v in values]
 
 
 FIGURES = {"gradients": gradients}
