@@ -207,7 +207,13 @@ class Project:
     def owner(self, generated: Path) -> Snippet:
         """The snippet a generated file belongs to, by the naming rule (snippet names hold no
         dot)."""
-        rel_path = Path(os.path.normpath(generated)).relative_to(self.generated)
+        text = os.path.normpath(os.fspath(generated))
+        inside = str(self.generated) + os.sep
+        if text.startswith(inside):  # the common case, as strings (a site check asks per file)
+            folder, _, name = text[len(inside) :].rpartition(os.sep)
+            key = f"{folder}/{name.split('.', 1)[0]}" if folder else name.split(".", 1)[0]
+            return Snippet(key.replace(os.sep, "/"), self)
+        rel_path = Path(text).relative_to(self.generated)  # ValueError: not a generated file
         return Snippet((rel_path.parent / rel_path.name.split(".", 1)[0]).as_posix(), self)
 
     def generated_index(self) -> dict[Snippet, set[Path]]:

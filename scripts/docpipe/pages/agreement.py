@@ -16,6 +16,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from docpipe import inputs
 from docpipe.catalog import Catalog
 from docpipe.pages import claims, sentences
 from docpipe.pages.reading import Page, Pages
@@ -100,6 +101,7 @@ def check(cat: Catalog, page: Page, allowed: tuple[str, ...]) -> tuple[list[Prob
     return found, used
 
 
+@inputs.memo(key=lambda snippet: str(snippet.source))  # until the snippet changes
 def unasserted(snippet: Snippet) -> list[Problem]:
     """Hand results a snippet computes next to autograd's gradients without asserting them."""
     try:

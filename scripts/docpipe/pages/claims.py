@@ -11,6 +11,7 @@ naming the page, the sentence and the failing assert.
 from __future__ import annotations
 
 import ast
+import hashlib
 import html
 import re
 from dataclasses import dataclass
@@ -47,17 +48,29 @@ class Claim:
 
 def find(project: Project, page: Path | Page) -> list[Claim]:
     page = as_page(project, page)
-    text = page.text
-    return [
+    return list(_found(project, page.path, page.text))
+
+
+# Asked by several checks of each page, in each build of `mkdocs serve` and each regen: kept per
+# page text, until a file it looked at changes (docpipe.inputs).
+@inputs.memo(
+    key=lambda project, path, text: (
+        str(project.root),
+        str(path),
+        hashlib.sha256(text.encode()).hexdigest(),
+    )
+)
+def _found(project: Project, path: Path, text: str) -> tuple[Claim, ...]:
+    return tuple(
         Claim(
-            page.path,
-            page.line_of(m.start()),
+            path,
+            text.count("\n", 0, m.start()) + 1,
             project.snippet_at(project.snippets / m["snippet"]),
             m["section"],
             sentence_before(text, m.start()),
         )
         for m in CLAIM.finditer(text)
-    ]
+    )
 
 
 def sentence_before(text: str, pos: int) -> str:

@@ -112,7 +112,7 @@ class Page:
         """make(page), kept with the page: a part that rules read in their own way (its prose,
         its sentences) is made once per page, however many rules ask. Read-only to callers."""
         if make not in self._made:
-            self._made[make] = make(self)
+            self._made[make] = _made_of(self, make)
         return self._made[make]
 
     def line_of(self, pos: int) -> int:
@@ -243,6 +243,17 @@ def _text_key(project: Project, path: Path, source: str, _make) -> tuple:
 
 def _settings(project: Project, *_) -> list[Path]:
     return [project.config_file]
+
+
+@inputs.memo(
+    key=lambda page, make: (
+        f"{make.__module__}.{make.__qualname__}",
+        *_text_key(page.project, page.path, page.text, None),
+    ),
+    also=lambda page, _make: _settings(page.project),
+)
+def _made_of(page: Page, make: Callable[[Page], object]):
+    return make(page)
 
 
 @inputs.memo(key=_text_key, also=_settings)

@@ -11,6 +11,7 @@ that spared nothing is reported, so the exceptions cannot go stale.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -47,7 +48,7 @@ def page_problems(
     found = []
     for rule in only:
         allowed = cat.allowed(name, rule)
-        problems, used = RULES[rule](cat, page, allowed)
+        problems, used = _rule(cat, page, rule, allowed)
         found += [replace(p, rule=rule) for p in problems]
         found += [
             Problem(
@@ -64,6 +65,24 @@ def page_problems(
         for snippet in shown:
             found += [replace(p, rule=agreement.RULE) for p in agreement.unasserted(snippet)]
     return found
+
+
+# Each rule's answer is kept on its own too: a save that re-records a snippet re-runs the rules
+# that read its record (typed values, agreement), not those that read the page's prose alone.
+@inputs.memo(
+    key=lambda cat, page, rule, allowed: (
+        str(cat.project.root),
+        str(page),
+        hashlib.sha256(page.text.encode()).hexdigest(),  # the page as the rule got it
+        rule,
+        allowed,
+    ),
+    also=lambda cat, *_: [cat.project.meta, cat.project.root / "snippets"],
+)
+def _rule(
+    cat: Catalog, page: Page, rule: str, allowed: tuple[str, ...]
+) -> tuple[list[Problem], set[str]]:
+    return RULES[rule](cat, page, allowed)
 
 
 def problems(
