@@ -197,7 +197,8 @@ def includes(project: Project, page: Path | Page, text: str | None = None) -> li
     if text is None:
         return list(as_page(project, page).includes)
     text = markup.without_examples(text)
-    return _includes(project, getattr(page, "path", page), text, fences(text))
+    path = Path(getattr(page, "path", page))
+    return list(_kept_includes(project, path, text, lambda: fences(text)))
 
 
 def _includes(project: Project, page: Path, text: str, found_fences) -> list[Include]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from docpipe import inputs
 from docpipe.catalog import CatalogError, current
 from docpipe.pages import reading as pages
 from docpipe.pages.outputs import output_blocks
@@ -32,6 +33,12 @@ def _settings(snippet: Snippet):
         return None
 
 
+# Asked for each claim mark and output block of a page, in each build of `mkdocs serve`: kept
+# until the snippet, a recorded file, an input, a verification or the settings change.
+@inputs.memo(
+    key=lambda snippet: str(snippet.source),
+    also=lambda snippet: [snippet.project.meta, snippet.project.root / "pyproject.toml"],
+)
 def statuses(snippet: Snippet) -> list[verify.Status]:
     """The snippet's standing under each verified version, in pyproject.toml's order."""
     settings = _settings(snippet)
