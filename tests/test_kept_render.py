@@ -14,10 +14,14 @@ from pathlib import Path
 import pytest
 
 from docpipe import inputs, live, pagework, preview
-from projects import REPO
-from test_preview import CHANGES, PAGE, SNIPPET, _edit_snippet, bump
+from test_preview import CHANGES, PAGE, SNIPPET, _edit_snippet, bump, copied_site
 
 pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory) -> Path:
+    return copied_site(tmp_path_factory.mktemp("site"))
 
 
 @pytest.fixture
@@ -27,18 +31,6 @@ def site(copy, tmp_path, monkeypatch) -> Path:
     root = tmp_path / "site"
     shutil.copytree(copy, root)
     monkeypatch.chdir(root)
-    return root
-
-
-@pytest.fixture(scope="module")
-def copy(tmp_path_factory):
-    root = tmp_path_factory.mktemp("site")
-    for part in ("docs", "snippets", "overrides", "scripts"):
-        shutil.copytree(
-            REPO / part, root / part, ignore=shutil.ignore_patterns(".cache", "__pycache__")
-        )
-    for name in ("mkdocs.yml", "pyproject.toml"):
-        shutil.copy(REPO / name, root / name)
     return root
 
 

@@ -134,9 +134,8 @@ CHANGES = {  # what changed -> (the edit, does the page change)
 }
 
 
-@pytest.fixture(scope="module")
-def copy(tmp_path_factory):
-    root = tmp_path_factory.mktemp("site")
+def copied_site(root: Path) -> Path:
+    """The repository's site (pages, snippets, settings) copied into root."""
     for part in ("docs", "snippets", "overrides", "scripts"):
         shutil.copytree(
             REPO / part, root / part, ignore=shutil.ignore_patterns(".cache", "__pycache__")
@@ -144,6 +143,11 @@ def copy(tmp_path_factory):
     for name in ("mkdocs.yml", "pyproject.toml"):
         shutil.copy(REPO / name, root / name)
     return root
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory):
+    return copied_site(tmp_path_factory.mktemp("site"))
 
 
 def page(project: Project) -> str:

@@ -143,11 +143,7 @@ class Session:
                 log.info(f"live: re-ran {len(todo)} snippet(s) in {took:.2f} s")
                 if problem:
                     return
-                todo = {
-                    s: since.now
-                    for s, since in outdated(cat).items()
-                    if s in todo and s not in failed
-                }
+                todo = {s: since.now for s, since in outdated(cat, set(todo) - set(failed)).items()}
                 if not todo:
                     return
                 with self.lock:
