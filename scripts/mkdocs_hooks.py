@@ -146,6 +146,29 @@ def _keep_search_entries() -> None:
 
     SearchIndex.add_entry_from_context = add_entry_from_context
     SearchIndex.docpipe_kept = kept
+    _strip_search_marks_only_where_there_are_some()
+
+
+def _strip_search_marks_only_where_there_are_some() -> None:
+    """Material's search plugin, after indexing a page, removes its `data-search-*` attributes
+    with a regular expression tried at every position of the page's HTML (a tenth of a second
+    a build here, for attributes no page of this site has). Under `mkdocs serve` a page without
+    the text `data-search-` skips that pass: re.sub would have returned it unchanged."""
+    from material.plugins.search.plugin import SearchPlugin
+
+    made = SearchPlugin.on_page_context
+    if getattr(made, "docpipe_kept", False):
+        return
+
+    def on_page_context(self, context, *, page, config, nav):
+        if "data-search-" in (page.content or ""):
+            return made(self, context, page=page, config=config, nav=nav)
+        if self.config.enabled:
+            self.search_index.add_entry_from_context(page)
+
+    on_page_context.docpipe_kept = True
+    on_page_context.docpipe_made = made  # Material's own (the tests compare the two)
+    SearchPlugin.on_page_context = on_page_context
 
 
 # ---- math (docpipe.pages.katex) ------------------------------------------------------------------

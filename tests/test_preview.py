@@ -263,9 +263,10 @@ def test_kept_search_entries_are_what_the_search_plugin_makes_of_the_page(monkey
     import importlib.util
     from types import SimpleNamespace
 
-    from material.plugins.search.plugin import SearchIndex
+    from material.plugins.search.plugin import SearchIndex, SearchPlugin
     from mkdocs.structure.toc import AnchorLink
 
+    monkeypatch.setattr(SearchPlugin, "on_page_context", SearchPlugin.on_page_context)
     monkeypatch.setattr(SearchIndex, "add_entry_from_context", SearchIndex.add_entry_from_context)
     monkeypatch.setattr(SearchIndex, "docpipe_kept", None, raising=False)
     spec = importlib.util.spec_from_file_location("hooks", REPO / "scripts" / "mkdocs_hooks.py")
@@ -291,6 +292,38 @@ def test_kept_search_entries_are_what_the_search_plugin_makes_of_the_page(monkey
     kept = entries(SearchIndex.add_entry_from_context, page("one"))
     kept[0]["text"] = "changed by a caller"
     assert entries(SearchIndex.add_entry_from_context, page("one")) == entries(fresh, page("one"))
+
+
+def test_a_page_is_left_as_the_search_plugin_leaves_it_with_or_without_search_marks(
+    monkeypatch,
+):
+    import importlib.util
+    from types import SimpleNamespace
+
+    from material.plugins.search.plugin import SearchIndex, SearchPlugin
+
+    made = getattr(SearchPlugin.on_page_context, "docpipe_made", SearchPlugin.on_page_context)
+    monkeypatch.setattr(SearchPlugin, "on_page_context", made)
+    spec = importlib.util.spec_from_file_location("hooks", REPO / "scripts" / "mkdocs_hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    hooks._strip_search_marks_only_where_there_are_some()
+    assert SearchPlugin.on_page_context is not made
+
+    def after(on_page_context, content: str):
+        plugin = SearchPlugin()
+        plugin.config = SimpleNamespace(enabled=True)
+        plugin.search_index = SearchIndex()
+        page = SimpleNamespace(url="a/", content=content, toc=[], title="A", meta={})
+        on_page_context(plugin, {}, page=page, config={}, nav=None)
+        return page.content, plugin.search_index.entries
+
+    for content in (
+        "<p>plain</p>",
+        '<p data-search-exclude="x">hidden</p><p>shown</p>',
+        '<h2 data-search-boost="2">Boosted</h2><p>data-search- in the text</p>',
+    ):
+        assert after(SearchPlugin.on_page_context, content) == after(made, content)
 
 
 # ---- the runner's child keeps its file functions ----------------------------------------------
