@@ -45,7 +45,7 @@ def _mkdocs(root: Path):
     return config, notebooks.on_files(get_files(config), config)
 
 
-def _rendered(kept: preview.Rendered, root: Path, src: str = PAGE, config=None):
+def _rendered(kept: preview.Rendered, root: Path, src: str = PAGE, config=None, shows=()):
     """The page at src rendered through `kept`, as the hooks hand MkDocs' render to it."""
     from mkdocs.structure.pages import Page
 
@@ -53,7 +53,7 @@ def _rendered(kept: preview.Rendered, root: Path, src: str = PAGE, config=None):
     page = Page(None, files.get_file_from_path(src), config)
     config.plugins.on_pre_page(page, config=config, files=files)  # mkdocs-jupyter's render
     page.read_source(config)
-    kept.render(page, config, files, page.render, shows=(), notebook=src.endswith(".ipynb"))
+    kept.render(page, config, files, page.render, shows=shows, notebook=src.endswith(".ipynb"))
     return page
 
 
@@ -135,6 +135,10 @@ def test_a_changed_notebook_is_converted_one_build_later_and_says_so(site):
     assert "A sentence added" in converted.content and "is being converted" not in converted.content
     assert not kept.take_later()
     _same(converted, _rendered(preview.Rendered(), root, src))
+    renders = kept.renders  # the site around it changed, not the notebook: rendered at once
+    around = _rendered(kept, root, src, shows=("a problem of another page",))
+    assert kept.renders == renders + 1 and "is being converted" not in around.content
+    assert not kept.take_later()
 
 
 def test_an_unchanged_site_renders_nothing_again(site):

@@ -145,3 +145,26 @@ def test_a_kept_result_is_found_again_when_the_page_changed_after_it_was_read(sm
     fresh = Pages(small.project).page(page)
     now = [p.message for p in rules.page_problems(cat, fresh, ("number-in-prose",))]
     assert any("number 47" in m for m in now) and not any("number 46" in m for m in now)
+
+
+@pytest.mark.parametrize("part", ["includes", "uses", "once"])
+def test_a_page_part_is_an_input_of_every_result_that_asks_for_it_not_only_the_first(small, part):
+    """A part made once per page (its includes, its uses, a rule's reading of it) notes the
+    files it was made from in each recording that asks for it: a result kept for the second
+    asker (another rule, a kept render) is found again when one of them changes."""
+    page = Pages(small.project).page(small.docs / "index.md")
+
+    def ask():
+        return page.once(_included_exist) if part == "once" else getattr(page, part)
+
+    with inputs.recording() as first:
+        made = ask()
+    with inputs.recording() as second:
+        again = ask()
+    assert again is made  # the part was not made again...
+    included = str(small.root / "docs" / "generated" / "cubic.txt")
+    assert included in first and second == first  # ...and still counts what it read
+
+
+def _included_exist(page: Page) -> list[bool]:
+    return [inc.path.is_file() for inc in page.includes]

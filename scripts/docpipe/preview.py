@@ -103,11 +103,14 @@ class Rendered:
             for record in made.logged:
                 logging.getLogger(record.name).handle(record)
             return
-        if notebook and made is not None and key not in self.deferred:
+        if notebook and made is not None and made.key[1] != key[1] and key not in self.deferred:
+            # the notebook itself changed (not the site around it): its old conversion, once
             with self.lock:
                 self.deferred.add(key)
                 self.later = True
             _apply(page, made, files)
+            for record in made.logged:
+                logging.getLogger(record.name).handle(record)
             title = html.escape(f"{page.file.src_uri} is being converted\u2026")
             page.content = NOTEBOOK_NOTICE.format(title=title) + page.content
             return

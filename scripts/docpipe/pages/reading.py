@@ -100,20 +100,37 @@ class Page:
     def fences(self) -> tuple[Fence, ...]:
         return tuple(_fences(self.tokens))
 
-    @cached_property
+    @property
     def includes(self) -> tuple[Include, ...]:
-        return _kept_includes(self.project, self.path, self.source, lambda: self.fences)
+        return self._kept(
+            "includes",
+            lambda: _kept_includes(self.project, self.path, self.source, lambda: self.fences),
+        )
 
-    @cached_property
+    @property
     def uses(self) -> tuple[Use, ...]:
-        return _kept_uses(self.project, self.path, self.source, lambda: _uses(self))
+        return self._kept(
+            "uses", lambda: _kept_uses(self.project, self.path, self.source, lambda: _uses(self))
+        )
 
     def once(self, make: Callable[[Page], object]):
         """make(page), kept with the page: a part that rules read in their own way (its prose,
         its sentences) is made once per page, however many rules ask. Read-only to callers."""
-        if make not in self._made:
-            self._made[make] = _made_of(self, make)
-        return self._made[make]
+        return self._kept(make, lambda: _made_of(self, make))
+
+    def _kept(self, part, make: Callable[[], object]):
+        """A part made once per page; each asking notes the files it was made from, in whatever
+        records now (docpipe.inputs), as making it did: a result kept for a later asker is
+        found again when one of them changes, not only the first asker's."""
+        found = self._made.get(part)
+        if found is None:
+            with inputs.recording() as files:
+                value = make()
+            found = self._made[part] = (value, dict(files))
+        else:
+            for path, state in found[1].items():
+                inputs.note(path, state)
+        return found[0]
 
     def line_of(self, pos: int) -> int:
         """The 1-based line of a position in the text (a marker's, found in page.text)."""
@@ -247,10 +264,7 @@ def _settings(project: Project, *_) -> list[Path]:
 
 
 @inputs.memo(
-    key=lambda page, make: (
-        f"{make.__module__}.{make.__qualname__}",
-        *_text_key(page.project, page.path, page.text, None),
-    ),
+    key=lambda page, make: (make, *_text_key(page.project, page.path, page.text, None)),
     also=lambda page, _make: _settings(page.project),
 )
 def _made_of(page: Page, make: Callable[[Page], object]):
