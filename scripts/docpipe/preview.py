@@ -15,7 +15,7 @@ its includes, the records, the snippets; a notebook) and keeps what it made:
 It is reused while every file it read is as it was, and the key is the same: the page's source,
 the site's files (a link resolves against them), mkdocs.yml's state, and what the page shows
 that no file holds (the site's problems, what the live re-runs are doing: `state`). A kept page
-is the page a render would make (tests/test_preview.py compares them, whatever changed).
+is the page a render would make (tests/test_kept_render.py compares them, whatever changed).
 
 A notebook page whose notebook changed is converted one build later: this build shows its
 previous conversion under a notice saying so, and asks for the next build when it ends
@@ -100,8 +100,6 @@ class Rendered:
             made = self.kept.get(src)
         if made is not None and made.key == key and inputs.unchanged(made.files):
             _apply(page, made, files)
-            for record in made.logged:
-                logging.getLogger(record.name).handle(record)
             return
         if notebook and made is not None and made.key[1] != key[1] and key not in self.deferred:
             # the notebook itself changed (not the site around it): its old conversion, once
@@ -109,8 +107,6 @@ class Rendered:
                 self.deferred.add(key)
                 self.later = True
             _apply(page, made, files)
-            for record in made.logged:
-                logging.getLogger(record.name).handle(record)
             title = html.escape(f"{page.file.src_uri} is being converted\u2026")
             page.content = NOTEBOOK_NOTICE.format(title=title) + page.content
             return
@@ -168,6 +164,9 @@ def _linkable(files) -> tuple[str, ...]:
 
 
 def _apply(page, made: Made, files) -> None:
+    """Set on the page what the kept render made, and say again what it logged."""
+    for record in made.logged:
+        logging.getLogger(record.name).handle(record)
     page.content = made.content
     page.toc = made.toc
     page._title_from_render = made.title_from_render

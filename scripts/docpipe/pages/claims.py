@@ -11,7 +11,6 @@ naming the page, the sentence and the failing assert.
 from __future__ import annotations
 
 import ast
-import hashlib
 import html
 import re
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from docpipe import inputs, vacuous
-from docpipe.pages.reading import CLAIM, Page, Pages, as_page
+from docpipe.pages.reading import CLAIM, Page, Pages, as_page, text_key
 from docpipe.pages.reproduced import claim_versions
 from docpipe.pages.sentences import SENTENCE_END  # the one rule for where a sentence ends
 from docpipe.problems import DocpipeError, Problem
@@ -53,13 +52,7 @@ def find(project: Project, page: Path | Page) -> list[Claim]:
 
 # Asked by several checks of each page, in each build of `mkdocs serve` and each regen: kept per
 # page text, until a file it looked at changes (docpipe.inputs).
-@inputs.memo(
-    key=lambda project, path, text: (
-        str(project.root),
-        str(path),
-        hashlib.sha256(text.encode()).hexdigest(),
-    )
-)
+@inputs.memo(key=text_key)
 def _found(project: Project, path: Path, text: str) -> tuple[Claim, ...]:
     return tuple(
         Claim(

@@ -255,8 +255,14 @@ def _includes(project: Project, page: Path, text: str, found_fences) -> list[Inc
 # A page's includes and uses are asked by each build of `mkdocs serve`, and again by the regen a
 # save starts, each with pages read anew: kept per page text until mkdocs.yml or a file they
 # looked at (an include's file, a snippet) changes (docpipe.inputs).
+def text_key(project: Project, path: Path, text: str) -> tuple:
+    """What a result made from one page's text is kept on: the project, the page and the text
+    (the key of docpipe.inputs.memo for every such result)."""
+    return str(project.root), str(path), hashlib.sha256(text.encode()).hexdigest()
+
+
 def _text_key(project: Project, path: Path, source: str, _make) -> tuple:
-    return str(project.root), str(path), hashlib.sha256(source.encode()).hexdigest()
+    return text_key(project, path, source)
 
 
 def _settings(project: Project, *_) -> list[Path]:
@@ -264,7 +270,7 @@ def _settings(project: Project, *_) -> list[Path]:
 
 
 @inputs.memo(
-    key=lambda page, make: (make, *_text_key(page.project, page.path, page.text, None)),
+    key=lambda page, make: (make, *text_key(page.project, page.path, page.text)),
     also=lambda page, _make: _settings(page.project),
 )
 def _made_of(page: Page, make: Callable[[Page], object]):

@@ -11,7 +11,6 @@ that spared nothing is reported, so the exceptions cannot go stale.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 from docpipe import inputs
 from docpipe.catalog import PHRASE_RULES, Catalog
 from docpipe.pages import agreement, generality, prose, terms, typed
-from docpipe.pages.reading import Page, Pages, as_page
+from docpipe.pages.reading import Page, Pages, as_page, text_key
 from docpipe.problems import Problem
 
 Rule = Callable[[Catalog, Page, tuple[str, ...]], tuple[list[Problem], set[str]]]
@@ -71,9 +70,7 @@ def page_problems(
 # that read its record (typed values, agreement), not those that read the page's prose alone.
 @inputs.memo(
     key=lambda cat, page, rule, allowed: (
-        str(cat.project.root),
-        str(page),
-        hashlib.sha256(page.text.encode()).hexdigest(),  # the page as the rule got it
+        *text_key(cat.project, page.path, page.text),  # the page as the rule got it
         rule,
         allowed,
     ),
