@@ -30,7 +30,7 @@ for x, y in zip(inputs.chunk(k), targets.chunk(k), strict=True):
 accumulated = gradient()
 print("4 micro-batches, / k:  ", accumulated)
 largest = (accumulated - full).abs().max().item()
-bound = 1e-6  # float rounding stays far below this (asserted below)
+bound = 1e-6  # float rounding stays below this (asserted below)
 print("every entry within", bound, "of the whole batch's:", largest < bound)
 
 model.zero_grad()
