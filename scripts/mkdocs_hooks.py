@@ -25,7 +25,7 @@ from mkdocs.exceptions import PluginError
 if str(Path(__file__).parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).parent))
 
-from docpipe import live, pagework
+from docpipe import inputs, live, pagework
 from docpipe.pages import katex, notebooks
 from docpipe.project import Project  # noqa: E402  (a type)
 
@@ -75,6 +75,7 @@ def on_pre_build(config):
     if Path(config["docs_dir"]).resolve() != PROJECT.docs.resolve() or not PROJECT.meta.exists():
         return  # no snippets to check (a test's tiny site), or its pages are somewhere else
     live.refresh()  # first: what a quick re-run writes is checked and shown by this build
+    inputs.start_snapshot()  # then each file a page was made from is looked at once a build
     found = pagework.check_site(PROJECT)
     if kept := live.rendered():
         kept.site = tuple(map(str, found))  # what every page may show: part of each page's key
@@ -209,7 +210,12 @@ def on_post_page(output, page, config):
     return katex.render(output, _math(config))
 
 
+def on_build_error(error):
+    inputs.end_snapshot()
+
+
 def on_post_build(config):
+    inputs.end_snapshot()
     renderer = _math(config)
     renderer.save()
     if tally := renderer.tally():

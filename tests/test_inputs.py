@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -58,35 +59,81 @@ def fresh(folder: Path) -> list:
     ]
 
 
-@pytest.mark.parametrize(
-    "change",
-    ["edit a read file", "create a file only stat-ed", "add a file to a listed folder",
-     "edit the inner call's file", "delete a read file"],
-)  # fmt: skip
+CHANGES = ["edit a read file", "create a file only stat-ed", "add a file to a listed folder",
+           "edit the inner call's file", "delete a read file"]  # fmt: skip
+
+
+def change_it(folder: Path, change: str) -> None:
+    if change == "edit a read file":
+        (folder / "a.txt").write_text("edited")
+        bump(folder / "a.txt")
+    elif change == "create a file only stat-ed":
+        (folder / "b.txt").write_text("")
+    elif change == "add a file to a listed folder":
+        (folder / "z.txt").write_text("")
+        bump(folder)
+    elif change == "edit the inner call's file":
+        (folder / "c.txt").write_text("edited")
+        bump(folder / "c.txt")
+    else:
+        (folder / "a.txt").unlink()
+
+
+@pytest.mark.parametrize("change", CHANGES)
 def test_a_kept_result_is_found_again_after_any_change_of_what_it_read(tmp_path, change):
     outer, inner, ran = make(tmp_path)
     assert outer(tmp_path) == fresh(tmp_path)
     inner(tmp_path)  # answered from its cache inside outer's first run: still an input
     assert outer(tmp_path) == fresh(tmp_path) and ran["outer"] == 1  # nothing changed: kept
-    if change == "edit a read file":
-        (tmp_path / "a.txt").write_text("edited")
-        bump(tmp_path / "a.txt")
-    elif change == "create a file only stat-ed":
-        (tmp_path / "b.txt").write_text("")
-    elif change == "add a file to a listed folder":
-        (tmp_path / "z.txt").write_text("")
-        bump(tmp_path)
-    elif change == "edit the inner call's file":
-        (tmp_path / "c.txt").write_text("edited")
-        bump(tmp_path / "c.txt")
-    else:
-        (tmp_path / "a.txt").unlink()
+    change_it(tmp_path, change)
+    if change == "delete a read file":
         with pytest.raises(FileNotFoundError):
             outer(tmp_path)
         (tmp_path / "a.txt").write_text("back")
         bump(tmp_path / "a.txt")
     assert outer(tmp_path) == fresh(tmp_path)
     assert ran["outer"] >= 2
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_a_snapshot_sees_files_as_first_looked_at_and_the_next_look_sees_every_change(
+    tmp_path, change
+):
+    """A build looks at each file once (inputs.start_snapshot): a change during it is found
+    by the next look after it, and by another thread at once."""
+    outer, inner, ran = make(tmp_path)
+    inputs.start_snapshot()
+    try:
+        before = outer(tmp_path)
+        change_it(tmp_path, change)
+        assert outer(tmp_path) == before and ran["outer"] == 1
+        elsewhere = []
+        other = threading.Thread(target=lambda: elsewhere.append(_answer(outer, tmp_path)))
+        other.start()
+        other.join()
+        assert elsewhere == [_answer(fresh, tmp_path)] and ran["outer"] == 2
+    finally:
+        inputs.end_snapshot()
+    assert _answer(outer, tmp_path) == _answer(fresh, tmp_path)
+
+
+def _answer(function, folder: Path):
+    try:
+        return function(folder)
+    except FileNotFoundError as e:
+        return type(e)
+
+
+def test_a_snapshot_never_ended_is_dropped_by_the_next(tmp_path):
+    outer, inner, ran = make(tmp_path)
+    inputs.start_snapshot()
+    outer(tmp_path)
+    change_it(tmp_path, "edit a read file")
+    inputs.start_snapshot()  # a build that failed before its end, then the next build
+    try:
+        assert outer(tmp_path) == fresh(tmp_path)
+    finally:
+        inputs.end_snapshot()
 
 
 @pytest.mark.parametrize(

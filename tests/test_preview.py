@@ -357,17 +357,52 @@ def test_data_files_are_kept_where_the_page_side_records(copy, tmp_path):
 # ---- a save is seen as it happens --------------------------------------------------------------
 
 
-def test_a_save_under_a_watched_folder_asks_for_a_build_and_a_read_does_not(tmp_path, monkeypatch):
+def _saved_in_place(folder: Path) -> None:
+    (folder / "a.py").write_text("x = 2\n")
+
+
+def _saved_by_rename(folder: Path) -> None:  # an editor's atomic save
+    (folder / ".a.py.swp").write_text("x = 2\n")
+    os.replace(folder / ".a.py.swp", folder / "a.py")
+
+
+def _added(folder: Path) -> None:
+    (folder / "sub").mkdir()
+    (folder / "sub" / "b.py").write_text("y = 1\n")
+
+
+def _removed(folder: Path) -> None:
+    (folder / "a.py").unlink()
+
+
+@pytest.mark.parametrize("save", [_saved_in_place, _saved_by_rename, _added, _removed])
+def test_a_save_under_a_watched_folder_asks_for_a_build_and_a_read_does_not(
+    tmp_path, monkeypatch, save
+):
+    """A read is not even reported to the process (the kernel is asked for saves only: a
+    build reads every snippet); a compiled module written in __pycache__ is no save."""
+    from watchdog import events
+
     monkeypatch.setattr(live, "_session", type("S", (), {"observer": None})())
+    reported = []
+    dispatch = events.FileSystemEventHandler.dispatch
+    monkeypatch.setattr(
+        events.FileSystemEventHandler,
+        "dispatch",
+        lambda self, event: (reported.append(event), dispatch(self, event)),
+    )
     asked = threading.Event()
     (tmp_path / "a.py").write_text("x = 1\n")
     (tmp_path / "__pycache__").mkdir()
     assert live.watch([tmp_path], asked.set)
     try:
-        (tmp_path / "a.py").read_text()  # a run reads its snippet
+        for _ in range(20):
+            (tmp_path / "a.py").read_text()  # a run reads its snippet
+            os.listdir(tmp_path)
         (tmp_path / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"compiled")
         assert not asked.wait(1.0)
-        (tmp_path / "a.py").write_text("x = 2\n")
+        assert all("__pycache__" in e.src_path for e in reported), reported
+        save(tmp_path)
         assert asked.wait(5.0)
     finally:
         live._session.observer.stop()

@@ -276,11 +276,13 @@ def _refused(self):
 
 @pytest.fixture
 def folder(tmp_path):
-    (tmp_path / "a.txt").write_bytes(b"old a")
-    (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "b.txt").write_bytes(b"old b")
-    (tmp_path / "gone.txt").write_bytes(b"old gone")
-    return tmp_path
+    """docs/generated/ of a project at tmp_path (a batch writes only where regen writes)."""
+    folder = tmp_path / "docs" / "generated"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.txt").write_bytes(b"old a")
+    (folder / "sub" / "b.txt").write_bytes(b"old b")
+    (folder / "gone.txt").write_bytes(b"old gone")
+    return folder
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -306,12 +308,12 @@ def refuse_in(monkeypatch, where: Path, error: OSError) -> None:
 def test_a_refused_write_changes_nothing(folder, monkeypatch, error):
     before = tree(folder)
     refuse_in(monkeypatch, folder / "sub", error)
-    with pytest.raises(writing.WriteError) as e, writing.batch(Project(folder)) as into:
+    with pytest.raises(writing.WriteError) as e, writing.batch(Project(folder.parents[1])) as into:
         assert into.write(folder / "a.txt", b"new a")
         assert into.delete(folder / "gone.txt")
         assert into.write(folder / "new.txt", b"new file")
         into.write(folder / "sub" / "b.txt", b"new b")
-    assert str(e.value) == f"sub/b.txt: {error.strerror}"
+    assert str(e.value) == f"docs/generated/sub/b.txt: {error.strerror}"
     assert tree(folder) == before
 
 
@@ -324,17 +326,17 @@ def test_a_full_disk_midway_through_a_file_changes_nothing(folder, monkeypatch):
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(fd, data)
 
-    with pytest.raises(writing.WriteError) as e, writing.batch(Project(folder)) as into:
+    with pytest.raises(writing.WriteError) as e, writing.batch(Project(folder.parents[1])) as into:
         into.write(folder / "a.txt", b"new")
         monkeypatch.setattr(os, "write", write)
         into.write(folder / "sub" / "b.txt", b"a longer new b")
-    assert str(e.value) == "sub/b.txt: No space left on device"
+    assert str(e.value) == "docs/generated/sub/b.txt: No space left on device"
     assert tree(folder) == before
 
 
 def test_an_interrupted_batch_changes_nothing(folder):
     before = tree(folder)
-    with pytest.raises(KeyboardInterrupt), writing.batch(Project(folder)) as into:
+    with pytest.raises(KeyboardInterrupt), writing.batch(Project(folder.parents[1])) as into:
         into.write(folder / "a.txt", b"new a")
         into.delete(folder / "gone.txt")
         raise KeyboardInterrupt
@@ -342,7 +344,7 @@ def test_an_interrupted_batch_changes_nothing(folder):
 
 
 def test_a_batch_that_lands_leaves_nothing_aside(folder):
-    with writing.batch(Project(folder)) as into:
+    with writing.batch(Project(folder.parents[1])) as into:
         assert not into.write(folder / "a.txt", b"old a")  # unchanged: not rewritten
         into.write(folder / "sub" / "b.txt", b"new b")
         into.delete(folder / "gone.txt")
@@ -353,23 +355,45 @@ def test_what_a_killed_regen_left_is_found_and_removed_and_nothing_else(tmp_path
     gone = _dead_pid()
     generated = tmp_path / "docs" / "generated" / "by_hand"
     generated.mkdir(parents=True)
-    (tmp_path / ".cache").mkdir()
+    pips = tmp_path / ".cache" / "verify" / "torch-2.14.1" / "lib"  # not written by a batch
+    pips.mkdir(parents=True)
+    (tmp_path / "verified").mkdir()
     keep = [
         generated / "leaves.txt",
         generated / f".leaves.txt.{os.getpid()}.ab12cd.tmp",  # a live regen's, in flight
         tmp_path / "docs" / "index.md",
+        pips / f".record.{gone}.x1.tmp",  # named like ours, in a folder no batch writes in
     ]
     left = [
         generated / f".leaves.txt.{gone}.x_y9.tmp",
         generated / f".leaves.json.{gone}.k2j3.old",
         generated / ".leaves.txt.a1b2c3d4.tmp",  # the runner's old name, before the pid
         tmp_path / ".cache" / f".regen.json.{gone}.zz.tmp",
+        tmp_path / "verified" / f".torch-2.14.1.json.{gone}.q8.tmp",  # a killed --verify's
     ]
     for path in keep + left:
         path.write_text("x")
     assert writing.leftovers(Project(tmp_path)) == sorted(left)
     assert writing.repair(Project(tmp_path)) == sorted(left)
     assert sorted(p for p in tmp_path.rglob("*") if p.is_file()) == sorted(keep)
+
+
+@pytest.mark.parametrize(
+    "where", ["docs/index.md", ".cache/verify/torch-2.14.1/x.py", "verified/sub/x.json", "../x"]
+)
+def test_a_batch_writes_only_where_leftovers_are_looked_for(tmp_path, where):
+    """What a killed batch leaves is found only in WRITTEN: a batch writes nowhere else."""
+    project = Project(tmp_path / "p")
+    for act in (
+        lambda b: b.write(project.root / where, b"x"),
+        lambda b: b.delete(project.root / where),
+    ):
+        with (
+            pytest.raises(ValueError, match="a batch writes only in"),
+            writing.batch(project) as into,
+        ):
+            act(into)
+    assert not (project.root / where).exists()
 
 
 def _dead_pid() -> int:

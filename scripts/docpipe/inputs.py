@@ -106,6 +106,33 @@ def _install() -> None:
 
 
 def state(path: str, listed: bool = True) -> tuple | None:
+    """The file's state (_state), looked up once per snapshot in a snapshot of this thread."""
+    looked = getattr(_local, "looked", None)
+    if looked is None:
+        return _state(path, listed)
+    found = looked.get(path, _UNSEEN)
+    if found is _UNSEEN:
+        found = looked[path] = _state(path, True)  # a folder with its entries: asked or not
+    if not listed and found is not None and found[0] == "folder":
+        return FOLDER
+    return found
+
+
+def start_snapshot() -> None:
+    """From now on until end_snapshot(), in this thread, each file's state is looked up once
+    and then taken as it was (a build: each page's kept results ask for the same files again;
+    looking them up anew made the most of a preview's time). The block sees the files as they
+    were when first looked at: a kept result a file changed under is found again by the next
+    look after the snapshot (a save during a build starts another build). Starting one drops
+    what an earlier one that never ended looked up."""
+    _local.looked = {}
+
+
+def end_snapshot() -> None:
+    _local.looked = None
+
+
+def _state(path: str, listed: bool) -> tuple | None:
     """What a change of the file or folder changes (None: it does not exist): a file's
     modification time and size; a folder's entries, each name and whether it is a folder. A
     file replaced in a folder (a regen writes each output to a temporary file, then renames it

@@ -277,10 +277,24 @@ def watch(folders: list[Path], changed: Callable[[], None]) -> bool:
     limits reached): MkDocs' watcher is then asked instead."""
     if _session is None:
         return False
-    from watchdog.events import FileSystemEventHandler
+    from watchdog import events
     from watchdog.observers import Observer
 
-    class Saved(FileSystemEventHandler):
+    # Asked of the kernel: without a filter it reports each file opened and closed unwritten
+    # too (a build reads every snippet: a thousand events a build, each parsed in Python, in
+    # this process, while the build waits for the interpreter lock).
+    saves = [
+        events.FileCreatedEvent,
+        events.FileModifiedEvent,
+        events.FileDeletedEvent,
+        events.FileMovedEvent,
+        events.FileClosedEvent,
+        events.DirCreatedEvent,
+        events.DirDeletedEvent,
+        events.DirMovedEvent,
+    ]
+
+    class Saved(events.FileSystemEventHandler):
         def on_any_event(self, event) -> None:
             if event.is_directory or event.event_type not in SAVES:
                 return
@@ -291,7 +305,7 @@ def watch(folders: list[Path], changed: Callable[[], None]) -> bool:
     observer = Observer()
     try:
         for folder in folders:
-            observer.schedule(Saved(), str(folder), recursive=True)
+            observer.schedule(Saved(), str(folder), recursive=True, event_filter=saves)
         observer.start()
     except OSError as e:
         log.info(f"live: watching with MkDocs' polling instead ({e})")

@@ -29,7 +29,10 @@ class LockError(DocpipeError):
 # lands. The pid says whose they are: a later regen removes those whose process is gone.
 # (One without a pid is from a runner older than this rule: nobody writes such a name now.)
 LEFTOVER = re.compile(r"^\.(?P<name>.+?)\.(?:(?P<pid>\d+)\.)?[^.]+\.(?:tmp|old)$")
-WRITTEN = ("docs/generated", "docs/notebooks", ".cache")  # where regen writes
+# Where a batch writes: the recorded outputs and notebooks (each in folders of its own), and
+# files directly in .cache/ (regen's cache) and verified/ (--verify's results). Only these are
+# searched: .cache/verify/ holds a virtual environment pip wrote (50,000 files, none of them ours).
+WRITTEN = {"docs/generated": True, "docs/notebooks": True, ".cache": False, "verified": False}
 
 
 class WriteError(DocpipeError):
@@ -78,8 +81,18 @@ class Batch:
             backup = _staged(path, path.read_bytes(), "old")
         return backup
 
+    def _ours(self, path: Path) -> None:
+        """A batch writes only where `leftovers` looks for what a killed one left (WRITTEN)."""
+        rel = Path(os.path.relpath(os.path.abspath(path), os.path.abspath(self.project.root)))
+        folder = rel.parent.as_posix()
+        if not any(
+            folder == f or (below and folder.startswith(f + "/")) for f, below in WRITTEN.items()
+        ):
+            raise ValueError(f"{rel}: a batch writes only in {', '.join(WRITTEN)} (WRITTEN)")
+
     def write(self, path: Path, data: bytes) -> bool:
         """Put `data` at `path` unless it is there already; True when it changed."""
+        self._ours(path)
         with _naming(path):
             if path.is_file() and path.read_bytes() == data:
                 return False
@@ -94,6 +107,7 @@ class Batch:
         return True
 
     def delete(self, path: Path) -> bool:
+        self._ours(path)
         with _naming(path):
             if not path.exists():
                 return False
@@ -160,8 +174,10 @@ def replace(files: dict[Path, bytes], stale: set[Path], into: Batch) -> list[Pat
 def leftovers(project: Project) -> list[Path]:
     """Temporary files and set-aside old versions a killed regen left (its process is gone)."""
     found = []
-    for folder in WRITTEN:
-        for dirpath, _, names in os.walk(project.root / folder):
+    for folder, below in WRITTEN.items():
+        for dirpath, subfolders, names in os.walk(project.root / folder):
+            if not below:
+                subfolders.clear()
             for name in names:
                 m = LEFTOVER.match(name)
                 if m and not (m["pid"] and alive(int(m["pid"]))):
