@@ -100,7 +100,8 @@ format: $(VENV)/.dev
 	$(BIN)/ruff format scripts snippets tests
 	$(BIN)/ruff check --fix scripts snippets tests
 
-test: $(VENV)/.dev system-deps node-deps lint
+# Zensical too: the tests build the site with it (it must fail naming what it lacks).
+test: $(VENV)/.dev system-deps node-deps lint $(ZENSICAL)
 	$(BIN)/python -m pytest
 
 # The browser tours with a full-page screenshot of every page in both palettes, for a person to

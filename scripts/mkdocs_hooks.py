@@ -26,25 +26,26 @@ if str(Path(__file__).parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).parent))
 
 from docpipe import inputs, live, pagework
-from docpipe.pages import katex, notebooks
-from docpipe.project import Project  # noqa: E402  (a type)
 
-# `mkdocs serve` shows a page's problems on the page instead of failing: pagework.SETTINGS.serving,
-# set by on_startup, which MkDocs calls on the first config's hooks only (this file is executed
-# anew with each rebuild's config, so a global of its own would be False in a rebuild).
-PROJECT: Project | None = None  # the folder of the mkdocs.yml being built (on_config)
+# Each build's state is its pagework.Build, which on_config makes and hands to the pages in
+# the config, where every later event finds it (`_build`): this file keeps none (MkDocs
+# executes it anew with each rebuild's config). The `mkdocs serve` session, which outlives
+# the builds, is docpipe.live's.
+from docpipe.pages import katex, notebooks
 
 
 def on_startup(command, dirty):
-    pagework.SETTINGS.serving = command == "serve"
-    pagework.SETTINGS.math_later = True  # on_post_page, after the search plugin
-    pagework.SETTINGS.notice = live.notice
+    live.begin(serving=command == "serve")  # MkDocs calls it on the first config's hooks only
+
+
+def _build(config) -> pagework.Build:
+    return pagework.Build.of(config)
 
 
 def on_serve(server, config, builder):
     # Rebuild also when a snippet, its figure code or snippets.toml changes: on_pre_build
     # re-runs what changed first. Seen as saved (inotify) where it can be, else by MkDocs' poll.
-    folders = [f for f in live.watched(PROJECT) if f.is_dir()]
+    folders = [f for f in live.watched(_build(config).project) if f.is_dir()]
     if not live.watch(folders, lambda: _rebuild(server)):
         for folder in folders:
             server.watch(str(folder))
@@ -72,11 +73,13 @@ def on_pre_build(config):
     """A build fails on every site problem `regen.py --check` reports before any page is read
     (docpipe.pagework, which each page asks again, answered from its cache); `mkdocs serve`
     shows them on the pages they name instead, and refreshes what changed."""
-    if Path(config["docs_dir"]).resolve() != PROJECT.docs.resolve() or not PROJECT.meta.exists():
+    build = _build(config)
+    project = build.project
+    if Path(config["docs_dir"]).resolve() != project.docs.resolve() or not project.meta.exists():
         return  # no snippets to check (a test's tiny site), or its pages are somewhere else
     live.refresh()  # first: what a quick re-run writes is checked and shown by this build
     inputs.start_snapshot()  # then each file a page was made from is looked at once a build
-    found = pagework.check_site(PROJECT)
+    found = build.check_site()
     if kept := live.rendered():
         kept.site = tuple(map(str, found))  # what every page may show: part of each page's key
 
@@ -102,7 +105,7 @@ def on_env(env, config, files):
     """`mkdocs serve` loads the theme anew for each rebuild: its templates are compiled once
     per session (jinja2 keys each on its source), not once per save; and the search plugin's
     entries of a page are kept while all it reads of the page is the same."""
-    if pagework.SETTINGS.serving:
+    if _build(config).serving:
         env.bytecode_cache = live.TEMPLATES
         _keep_search_entries()
     return env
@@ -180,14 +183,13 @@ math_log = logging.getLogger("mkdocs.hooks.katex")
 
 
 def on_config(config):
-    global PROJECT
-    PROJECT = pagework.project_at(Path(config.config_file_path).parent)  # one per mkdocs.yml state
-    live.start(serving=pagework.SETTINGS.serving, project=PROJECT)
+    """This build's pagework.Build: the project of this mkdocs.yml (one per state of it),
+    whether it serves, the math rendered here after the search plugin indexed a page."""
+    project = pagework.project_at(Path(config.config_file_path).parent)
+    live.start(project)
+    build = pagework.Build(project, live.serving(), math_later=True, notice=live.notice)
+    build.hand_to_pages(config)
     katex.mark_notebook_math()  # notebooks' math marked as arithmatex marks a page's
-
-
-def _math(config) -> katex.Renderer:
-    return katex.renderer(PROJECT)
 
 
 def on_page_content(html, page, config, files):
@@ -195,19 +197,20 @@ def on_page_content(html, page, config, files):
     the build); `mkdocs serve` says so at the top of the page instead. A notebook built from a
     tutorial page repeats that page's text: the search index (read in on_page_context) holds
     it once, as the tutorial page, whose buttons open the notebook."""
-    if notebooks.page_of(PROJECT, Path(page.file.abs_src_path)):
+    build = _build(config)
+    if notebooks.page_of(build.project, Path(page.file.abs_src_path)):
         page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
     try:
-        found = katex.problems(PROJECT, html, _math(config), Path(page.file.abs_src_path))
+        found = katex.problems(build.project, html, build.math, Path(page.file.abs_src_path))
     except katex.KatexUnavailable as e:
         raise PluginError(str(e)) from None
     for problem in found:
-        (math_log.info if pagework.SETTINGS.serving else math_log.error)(str(problem))
-    return katex.notice(found) + html if found and pagework.SETTINGS.serving else html
+        (math_log.info if build.serving else math_log.error)(str(problem))
+    return katex.notice(found) + html if found and build.serving else html
 
 
 def on_post_page(output, page, config):
-    return katex.render(output, _math(config))
+    return katex.render(output, _build(config).math)
 
 
 def on_build_error(error):
@@ -216,7 +219,7 @@ def on_build_error(error):
 
 def on_post_build(config):
     inputs.end_snapshot()
-    renderer = _math(config)
+    renderer = _build(config).math
     renderer.save()
     if tally := renderer.tally():
         math_log.info(tally)

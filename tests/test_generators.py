@@ -113,7 +113,7 @@ def test_a_zensical_build_fails_naming_what_zensical_lacks_and_does_the_rest_rig
     unrendered, no claim mark or box missing)."""
     command = zensical()
     if command is None:
-        pytest.skip("zensical is not installed (make zensical installs it in .venv-zensical)")
+        missing("zensical", "`make test` installs it in .venv-zensical")
     refused = zensical_build(command, tmp_path / "refused")
     assert refused.returncode != 0
     notebooks = sorted(SITE.notebooks.glob("*.ipynb"))

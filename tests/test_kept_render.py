@@ -34,22 +34,25 @@ def site(copy, tmp_path, monkeypatch) -> Path:
     return root
 
 
-def _mkdocs(root: Path):
-    """MkDocs' config and files of the site at root, as a build loads them."""
+def _mkdocs(root: Path, **build):
+    """MkDocs' config and files of the site at root, as a build loads them; with `build`, the
+    pagework.Build its pages are converted in (as the hooks' on_config hands one to them)."""
     from mkdocs.config import load_config
     from mkdocs.structure.files import get_files
 
     config = load_config(str(root / "mkdocs.yml"))
+    if build:
+        pagework.Build(pagework.project_at(root), **build).hand_to_pages(config)
     notebooks = config.plugins[pagework.NOTEBOOKS]  # as its build events set it up
     notebooks.on_pre_build(config)
     return config, notebooks.on_files(get_files(config), config)
 
 
-def _rendered(kept: preview.Rendered, root: Path, src: str = PAGE, config=None, shows=()):
+def _rendered(kept: preview.Rendered, root: Path, src: str = PAGE, config=None, shows=(), **build):
     """The page at src rendered through `kept`, as the hooks hand MkDocs' render to it."""
     from mkdocs.structure.pages import Page
 
-    config, files = _mkdocs(root) if config is None else config
+    config, files = _mkdocs(root, **build) if config is None else config
     page = Page(None, files.get_file_from_path(src), config)
     config.plugins.on_pre_page(page, config=config, files=files)  # mkdocs-jupyter's render
     page.read_source(config)
@@ -81,20 +84,19 @@ def test_a_kept_render_is_what_a_fresh_render_makes_whatever_input_changed(
     site, monkeypatch, change
 ):
     root = site
-    monkeypatch.setattr(pagework.SETTINGS, "serving", True)  # a problem shown, not raised
-    monkeypatch.setattr(pagework.SETTINGS, "notice", live.notice)
+    serving = {"serving": True, "notice": live.notice}  # a problem shown, not raised
     kept = preview.Rendered()
-    before = _rendered(kept, root)
-    _same(_rendered(kept, root), before)
+    before = _rendered(kept, root, **serving)
+    _same(_rendered(kept, root, **serving), before)
     assert kept.renders == 1  # the second was the kept one
     edit, changes = RENDER_CHANGES[change]
     edit(root)
     for path in root.rglob("*"):  # a save a moment later; mkdocs.yml, part of the key, kept
         if path.is_file() and path.name != "mkdocs.yml":
             bump(path)
-    again = _rendered(kept, root)
+    again = _rendered(kept, root, **serving)
     inputs.forget()
-    fresh = _rendered(preview.Rendered(), root)
+    fresh = _rendered(preview.Rendered(), root, **serving)
     _same(again, fresh)
     assert kept.renders == 2, f"{change}: the kept render was reused"
     if changes is not None or change == "the recorded output":  # pymdownx includes it

@@ -122,10 +122,9 @@ def test_serve_shows_a_refused_formula_on_its_page(tmp_path, monkeypatch):
     is rendered."""
     tiny_site(tmp_path)
     hooks = _hooks()
-    monkeypatch.setattr(hooks.pagework.SETTINGS, "serving", True)
-    monkeypatch.setattr(hooks, "PROJECT", Project(tmp_path))
     page = SimpleNamespace(file=SimpleNamespace(abs_src_path=str(tmp_path / "docs" / "broken.md")))
-    config = SimpleNamespace(config_file_path=str(tmp_path / "mkdocs.yml"))
+    config = {}  # as the hooks' on_config leaves a serving build's
+    hooks.pagework.Build(Project(tmp_path), serving=True, math_later=True).hand_to_pages(config)
     content = (
         '<p>A good one, <span class="arithmatex">\\(x^2\\)</span>, then one left open:'
         ' <span class="arithmatex">\\(\\frac{1}{\\)</span></p>'

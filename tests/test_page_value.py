@@ -168,3 +168,33 @@ def test_a_page_part_is_an_input_of_every_result_that_asks_for_it_not_only_the_f
 
 def _included_exist(page: Page) -> list[bool]:
     return [inc.path.is_file() for inc in page.includes]
+
+
+# ---- one build ---------------------------------------------------------------------------------
+
+
+def test_the_build_the_hooks_made_reaches_every_page_and_one_without_hooks_is_plain(tmp_path):
+    """The hooks' on_config hands its pagework.Build to the extension through MkDocs' own
+    extension settings; a generator without the hooks converts the page in the plain build
+    of the project (which fails on problems and renders its own math)."""
+    import markdown
+
+    from docpipe import pagework
+
+    project = pagework.project_at(SmallProject(tmp_path).root)
+    page = pagework.Page(project, "index.md", project.docs / "index.md", True)
+    config = {"mdx_configs": {"toc": {"permalink": True}}}
+    made = pagework.Build(project, serving=True, math_later=True)
+    made.hand_to_pages(config)
+    assert pagework.Build.of(config) is made and config["mdx_configs"]["toc"]
+
+    def build_of(md: markdown.Markdown) -> pagework.Build:
+        return md.preprocessors["docpipe-pagework"].ext.build(page)
+
+    hooked = markdown.Markdown(
+        extensions=[pagework.EXTENSION], extension_configs=config["mdx_configs"]
+    )
+    assert build_of(hooked) is made
+    plain = build_of(markdown.Markdown(extensions=[pagework.EXTENSION]))
+    assert plain is pagework.plain(project) and not plain.serving and not plain.math_later
+    assert pagework.Build.of({}) is None

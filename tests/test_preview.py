@@ -150,9 +150,9 @@ def copy(tmp_path_factory):
     return copied_site(tmp_path_factory.mktemp("site"))
 
 
-def page(project: Project) -> str:
+def page(project: Project, **build) -> str:
     path = project.docs / PAGE
-    return pagework.page_markdown(project, path.read_text(), PAGE, path)
+    return pagework.Build(project, **build).page_markdown(path.read_text(), PAGE, path)
 
 
 @pytest.mark.parametrize("change", CHANGES)
@@ -161,18 +161,18 @@ def test_a_kept_page_is_what_a_fresh_build_makes_whatever_input_changed(
 ):
     root = tmp_path / "site"
     shutil.copytree(copy, root)
-    monkeypatch.setattr(pagework.SETTINGS, "notice", live.notice)  # staleness said on the page
     project = Project(root)
-    before = page(project)
-    assert page(project) == before  # kept
+    said = {"notice": live.notice}  # staleness said on the page
+    before = page(project, **said)
+    assert page(project, **said) == before  # kept
     edit, changes = CHANGES[change]
     edit(root)
     for path in root.rglob("*"):  # a new time for every file, as a save a moment later makes
         if path.is_file():
             bump(path)
-    kept = page(project)
+    kept = page(project, **said)
     inputs.forget()
-    fresh = page(project)
+    fresh = page(project, **said)
     assert kept == fresh
     if changes:
         assert kept != before, f"{change} did not change the page"
@@ -190,7 +190,7 @@ def test_a_save_works_again_only_the_pages_that_read_it(copy, tmp_path):
 
     def work(name: str) -> str:
         path = project.docs / name
-        return pagework.page_markdown(project, path.read_text(), name, path)
+        return pagework.Build(project).page_markdown(path.read_text(), name, path)
 
     for name in pages:
         work(name)

@@ -229,10 +229,24 @@ def watched(project: Project) -> list[Path]:
     return [project.snippets, project.figure_code]
 
 
-def start(serving: bool, project: Project) -> None:
+_serving = False  # this process runs `mkdocs serve` (begin): its builds get a session
+
+
+def begin(serving: bool) -> None:
+    """Say whether this process serves (the hooks' on_startup, once per `mkdocs serve` or
+    `mkdocs build`, before any config's project is known)."""
+    global _serving
+    _serving = serving
+
+
+def serving() -> bool:
+    return _serving
+
+
+def start(project: Project) -> None:
     """Begin a serve session (the hooks' on_config, once per serve); a plain build has none."""
     global _session
-    if serving and _session is None:
+    if _serving and _session is None:
         _session = Session(project)
         if not _session.runs:
             log.info(
@@ -260,7 +274,8 @@ TEMPLATES = _Templates()
 
 
 def stop() -> None:
-    global _session
+    global _session, _serving
+    _serving = False
     if _session and _session.observer:
         _session.observer.stop()
     _session = None

@@ -66,18 +66,6 @@ FOOTER = """
 """
 
 
-class Settings:
-    """What the MkDocs hooks tell the extension (a generator without them keeps the defaults:
-    a build that fails on every problem and renders its own math)."""
-
-    serving = False  # `mkdocs serve`: a page shows its problems instead of failing the build
-    math_later = False  # MkDocs renders the math after its search plugin indexed the page
-    notice: Callable[[set], str] | None = None  # serve's live notice for the snippets used
-
-
-SETTINGS = Settings()
-
-
 # ---- the site's problems, once per state of its inputs --------------------------------------
 
 
@@ -138,17 +126,6 @@ def _pages(project: Project) -> pages.Pages | None:
     """The pages the site's problems were found in (read for this state of the inputs)."""
     site = _SITES.get(project.root.resolve())
     return site.pages if site else None
-
-
-def check_site(project: Project) -> list[Problem]:
-    """The site's problems; a build (not `mkdocs serve`) fails on them. A site without
-    snippets.toml (a test's tiny site) has none to check."""
-    if not project.meta.exists():
-        return []
-    found, _ = site_problems(project)
-    if found and not SETTINGS.serving:
-        raise PageWorkError("\n".join(map(str, found)))
-    return found
 
 
 # ---- one page --------------------------------------------------------------------------------
@@ -215,35 +192,6 @@ def _prose_notice(problems: list[Problem]) -> str:
     return f'\n!!! warning "regen.py --check fails on this page"\n\n{body}\n\n'
 
 
-def page_markdown(project: Project, markdown: str, src: str, path: Path) -> str:
-    """The page's Markdown with the site's work done: `src` is its path under the docs folder,
-    `path` its file. A problem fails the build (PageWorkError); under `mkdocs serve` the page
-    shows it instead."""
-    name = project.rel(path)
-    on_site = project.docs in path.parents and path.exists()
-    site = check_site(project) if on_site else []
-    read = _pages(project) if on_site else None  # the pages the site's problems came from
-    problems = (
-        consistency.include_problems(project, pages.as_page(project, path, read))
-        if path.exists()
-        else []
-    )
-    prose = [p for p in site if p.path == name and p.rule]  # only when serving
-    problems += [p for p in site if p.path == name and p not in prose and p not in problems]
-    if problems:  # pymdownx would raise on these with neither page nor line named
-        if SETTINGS.serving:
-            return _problem_page(problems)
-        raise PageWorkError("\n".join(map(str, problems)))
-    try:
-        markdown, used = _worked(project, markdown, src, path)
-    except DocpipeError as e:
-        if SETTINGS.serving:
-            return _problem_page([e.problem])
-        raise PageWorkError(str(e)) from None
-    notes = _prose_notice(prose) + (SETTINGS.notice(set(used)) if SETTINGS.notice else "")
-    return _under_title(markdown, notes) if notes else markdown
-
-
 # A page's work is kept until a file it read changes (docpipe.inputs): under `mkdocs serve` a
 # save re-does the pages that use what was saved, not every page. mkdocs.yml stands for the
 # settings read once per process (the repository's address in the notebook buttons).
@@ -274,23 +222,115 @@ def _worked(project: Project, markdown: str, src: str, path: Path) -> tuple[str,
     return markdown, frozenset(used)
 
 
-def page_math(project: Project, html: str, path: Path) -> str:
-    """The page's HTML with every formula rendered by KaTeX; a formula KaTeX refuses fails the
-    build, naming page, line and formula."""
-    renderer = katex.renderer(project)
-    try:
-        found = katex.problems(project, html, renderer, path)
-    except katex.KatexUnavailable as e:
-        raise PageWorkError(str(e)) from None
-    if found:
-        raise PageWorkError("\n".join(map(str, found)))
-    if renderer not in _SAVED_AT_EXIT:  # the next build reads what this one rendered
-        _SAVED_AT_EXIT.add(renderer)
-        atexit.register(renderer.save)
-    return katex.render(html, renderer)
+# ---- one build ------------------------------------------------------------------------------
 
 
-_SAVED_AT_EXIT: set = set()
+class Build:
+    """One build of the site, made once per build: its project, and how it treats a problem
+    and the math. The MkDocs hooks make it from each build's config (on_config) and hand it to
+    this extension as its setting in the config (`mdx_configs`, through which MkDocs gives every
+    extension its settings), where their later events find it too (`of`). A generator without
+    the hooks gets the plain build of the project (`plain`): it fails on every problem and
+    renders its own math. What outlives a build is kept on inputs, not on it: the site's
+    problems per state of the files (site_problems), each page's work (docpipe.inputs), the
+    KaTeX renderer's cache (docpipe.pages.katex) and, under `mkdocs serve`, the pages' renders
+    (docpipe.live's session)."""
+
+    def __init__(
+        self,
+        project: Project,
+        serving: bool = False,
+        math_later: bool = False,
+        notice: Callable[[set], str] | None = None,
+    ) -> None:
+        self.project = project
+        self.serving = serving  # `mkdocs serve`: a page shows its problems instead of failing
+        self.math_later = math_later  # the hooks render it, after the search plugin's index
+        self.notice = notice  # what the live session says of the snippets a page uses
+        self._saves_at_exit = False  # a plain build has no end but the process's
+
+    @staticmethod
+    def of(config) -> Build | None:
+        """The build the hooks made for this MkDocs config (on_config), if any."""
+        return ((config.get("mdx_configs") or {}).get(EXTENSION) or {}).get("build")
+
+    def hand_to_pages(self, config) -> None:
+        """Make this the build every page of `config` is converted in (the hooks' on_config)."""
+        config["mdx_configs"] = config.get("mdx_configs") or {}
+        config["mdx_configs"][EXTENSION] = {
+            **config["mdx_configs"].get(EXTENSION, {}),
+            "build": self,
+        }
+
+    @property
+    def math(self) -> katex.Renderer:
+        return katex.renderer(self.project)
+
+    def check_site(self) -> list[Problem]:
+        """The site's problems; a build (not `mkdocs serve`) fails on them. A site without
+        snippets.toml (a test's tiny site) has none to check."""
+        if not self.project.meta.exists():
+            return []
+        found, _ = site_problems(self.project)
+        if found and not self.serving:
+            raise PageWorkError("\n".join(map(str, found)))
+        return found
+
+    def page_markdown(self, markdown: str, src: str, path: Path) -> str:
+        """The page's Markdown with the site's work done: `src` is its path under the docs
+        folder, `path` its file. A problem fails the build (PageWorkError); under `mkdocs
+        serve` the page shows it instead."""
+        project = self.project
+        name = project.rel(path)
+        on_site = project.docs in path.parents and path.exists()
+        site = self.check_site() if on_site else []
+        read = _pages(project) if on_site else None  # the pages the site's problems came from
+        problems = (
+            consistency.include_problems(project, pages.as_page(project, path, read))
+            if path.exists()
+            else []
+        )
+        prose = [p for p in site if p.path == name and p.rule]  # only when serving
+        problems += [p for p in site if p.path == name and p not in prose and p not in problems]
+        if problems:  # pymdownx would raise on these with neither page nor line named
+            if self.serving:
+                return _problem_page(problems)
+            raise PageWorkError("\n".join(map(str, problems)))
+        try:
+            markdown, used = _worked(project, markdown, src, path)
+        except DocpipeError as e:
+            if self.serving:
+                return _problem_page([e.problem])
+            raise PageWorkError(str(e)) from None
+        notes = _prose_notice(prose) + (self.notice(set(used)) if self.notice else "")
+        return _under_title(markdown, notes) if notes else markdown
+
+    def page_math(self, html: str, path: Path) -> str:
+        """The page's HTML with every formula rendered by KaTeX; a formula KaTeX refuses
+        fails the build, naming page, line and formula."""
+        renderer = self.math
+        try:
+            found = katex.problems(self.project, html, renderer, path)
+        except katex.KatexUnavailable as e:
+            raise PageWorkError(str(e)) from None
+        if found:
+            raise PageWorkError("\n".join(map(str, found)))
+        if not self._saves_at_exit:  # the next build reads what this one rendered
+            self._saves_at_exit = True
+            atexit.register(renderer.save)
+        return katex.render(html, renderer)
+
+
+_PLAIN: dict[Path, Build] = {}  # folder -> the plain build of its project (one per state)
+
+
+def plain(project: Project) -> Build:
+    """The build of a generator without the hooks: one per state of the project's mkdocs.yml
+    (project_at), as the hooks make one per config they load."""
+    kept = _PLAIN.get(project.root)
+    if kept is None or kept.project is not project:
+        kept = _PLAIN[project.root] = Build(project)
+    return kept
 
 
 # ---- the page being converted ----------------------------------------------------------------
@@ -336,7 +376,7 @@ def current_page(md: Markdown) -> Page:
             root = Path(config["root_dir"] or ".").resolve()
             docs = root / (config.get("docs_dir") or "docs")
             plugins = config.get("plugins") or {}
-            return Page(Project(root), page.path, docs / page.path, NOTEBOOKS in plugins)
+            return Page(project_at(root), page.path, docs / page.path, NOTEBOOKS in plugins)
     raise PageWorkError(
         "docpipe.pagework: this generator does not say which page it converts"
         " (neither MkDocs' nor Zensical's page context is on the Markdown instance)"
@@ -369,31 +409,51 @@ def lacks(page: Page) -> str | None:
     )
 
 
+EXTENSION = "docpipe.pagework"  # its name in mkdocs.yml, and in MkDocs' mdx_configs
+
+
 class _Pages(Preprocessor):
+    def __init__(self, md: Markdown, ext: PageWork) -> None:
+        super().__init__(md)
+        self.ext = ext
+
     def run(self, lines: list[str]) -> list[str]:
         page = current_page(self.md)
         if not page.src.endswith(".md"):
             return lines
         if missing := lacks(page):
             raise PageWorkError(missing)
-        return page_markdown(page.project, "\n".join(lines), page.src, page.path).split("\n")
+        build = self.ext.build(page)
+        return build.page_markdown("\n".join(lines), page.src, page.path).split("\n")
 
 
 class _Math(Postprocessor):
+    def __init__(self, md: Markdown, ext: PageWork) -> None:
+        super().__init__(md)
+        self.ext = ext
+
     def run(self, text: str) -> str:
-        if SETTINGS.math_later:
-            return text
         page = current_page(self.md)
-        return page_math(page.project, text, page.path)
+        build = self.ext.build(page)
+        return text if build.math_later else build.page_math(text, page.path)
 
 
 class PageWork(Extension):
+    def __init__(self, **kwargs) -> None:
+        # "" and not None: Python-Markdown reads a setting whose default is None as a bool
+        self.config = {"build": ["", "the Build this page is part of (the MkDocs hooks')"]}
+        super().__init__(**kwargs)
+
+    def build(self, page: Page) -> Build:
+        given = self.getConfig("build")
+        return given if isinstance(given, Build) else plain(page.project)
+
     def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 (Python-Markdown's name)
         # before every other preprocessor: pymdownx.snippets (32) reads the includes this
         # checks, and Python-Markdown's own start at 30
-        md.preprocessors.register(_Pages(md), "docpipe-pagework", 200)
+        md.preprocessors.register(_Pages(md, self), "docpipe-pagework", 200)
         # after every other postprocessor: arithmatex's marks are in their final form
-        md.postprocessors.register(_Math(md), "docpipe-katex", -100)
+        md.postprocessors.register(_Math(md, self), "docpipe-katex", -100)
 
 
 def makeExtension(**kwargs) -> PageWork:  # noqa: N802 (Python-Markdown's name)
