@@ -217,6 +217,19 @@ def test_the_cache_file_keeps_what_the_last_build_used(renderer):
     assert set(json.loads(second.file.read_text())) == {"Ib"}
 
 
+def test_memory_holds_what_the_last_build_used_not_every_formula_of_a_session(renderer):
+    """A long `mkdocs serve` renders every version of a formula being edited: each build's
+    end (save) keeps what that build's pages used, refused ones too."""
+    kept = renderer()
+    for tex in ("a", "a^", "a^2", "\\frac{1}{"):  # typed one key at a time, and refused
+        kept.render(katex.Formula(tex, display=False))
+        kept.save()
+    assert set(kept.html) == set() and set(kept.errors) == {"I\\frac{1}{"}
+    kept.render(katex.Formula("a^2", display=False))
+    kept.save()
+    assert set(kept.html) == {"Ia^2"} and kept.errors == {}
+
+
 def test_a_site_without_math_needs_no_katex_and_missing_katex_is_named(renderer, tmp_path):
     missing = renderer(tmp_path / "no-katex")
     missing.prepare([])  # no formula: nothing read, nothing started

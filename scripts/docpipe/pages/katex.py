@@ -217,8 +217,11 @@ class Renderer:
         it holds (a formula no page uses any more is dropped, and so is the file of another
         KaTeX or other options). Atomically, as builds may overlap; a cache that cannot be
         written is skipped: the build does not need it."""
-        keep = {k: self.html[k] for k in self.used if k in self.html}
-        self.used = set()
+        used, self.used = self.used, set()
+        keep = {k: self.html[k] for k in used if k in self.html}
+        # in memory too: a long `mkdocs serve` holds no formula edited away
+        self.html = dict(keep)
+        self.errors = {k: e for k, e in self.errors.items() if k in used}
         if not self.file or not keep or set(keep) == self._saved:
             return
         try:
