@@ -78,7 +78,8 @@ def on_pre_build(config):
     if Path(config["docs_dir"]).resolve() != project.docs.resolve() or not project.meta.exists():
         return  # no snippets to check (a test's tiny site), or its pages are somewhere else
     live.refresh()  # first: what a quick re-run writes is checked and shown by this build
-    inputs.start_snapshot()  # then each file a page was made from is looked at once a build
+    inputs.start_snapshot()  # then whether a kept result's files changed is looked up once
+    build.site_key = pagework.inputs_key(project)  # and every page is checked against one state
     found = build.check_site()
     if kept := live.rendered():
         kept.site = tuple(map(str, found))  # what every page may show: part of each page's key

@@ -96,15 +96,14 @@ def test_a_kept_result_is_found_again_after_any_change_of_what_it_read(tmp_path,
 
 
 @pytest.mark.parametrize("change", CHANGES)
-def test_a_snapshot_sees_files_as_first_looked_at_and_the_next_look_sees_every_change(
-    tmp_path, change
-):
-    """A build looks at each file once (inputs.start_snapshot): a change during it is found
-    by the next look after it, and by another thread at once."""
+def test_a_snapshot_asks_once_per_file_and_the_next_build_sees_every_change(tmp_path, change):
+    """A build asks once whether each file of a kept result changed (inputs.start_snapshot):
+    a change after that is found by the next build, and by another thread at once."""
     outer, inner, ran = make(tmp_path)
     inputs.start_snapshot()
     try:
         before = outer(tmp_path)
+        assert outer(tmp_path) == before  # kept: its files looked at
         change_it(tmp_path, change)
         assert outer(tmp_path) == before and ran["outer"] == 1
         elsewhere = []
@@ -237,3 +236,54 @@ def test_kept_results_are_bounded(tmp_path, monkeypatch):
         square(n)
     assert len(square.kept.results) == 3 and square(4) == 16 and ran == [0, 1, 2, 3, 4]
     assert square(0) == 0 and ran[-1] == 0  # the oldest was dropped, so it ran again
+
+
+def test_a_folder_that_comes_back_to_its_first_state_during_a_build_is_found_by_the_next(
+    tmp_path,
+):
+    """An editor's save sets the old file aside, writes the new one and removes the aside: a
+    listing in between is noted as it was then, not as the build first looked at the folder."""
+    (tmp_path / "a.md").write_text("x")
+
+    @inputs.memo(key=lambda folder: str(folder))
+    def names(folder: Path) -> list[str]:
+        return sorted(os.listdir(folder))
+
+    inputs.start_snapshot()
+    try:
+        assert inputs.unchanged({str(tmp_path): inputs.state(str(tmp_path))})  # first look
+        os.rename(tmp_path / "a.md", tmp_path / "a.md~")
+        assert names(tmp_path) == ["a.md~"]
+        (tmp_path / "a.md").write_text("y")
+        os.unlink(tmp_path / "a.md~")
+    finally:
+        inputs.end_snapshot()
+    inputs.start_snapshot()  # the next build
+    try:
+        assert names(tmp_path) == ["a.md"]
+    finally:
+        inputs.end_snapshot()
+
+
+def test_a_page_read_after_a_save_during_a_build_is_noted_as_read(tmp_path):
+    """Its text and its noted state are of the same moment: the next build keeps what was
+    made from it (a state noted from before the save would be found changed at every build)."""
+    from docpipe.pages.reading import Pages
+
+    (tmp_path / "docs").mkdir()
+    page = tmp_path / "docs" / "x.md"
+    page.write_text("old\n")
+    inputs.start_snapshot()
+    try:
+        Pages(Project(tmp_path)).page(page)  # the build's first look
+        page.write_text("new text\n")
+        bump(page)
+        read = Pages(Project(tmp_path)).page(page)
+    finally:
+        inputs.end_snapshot()
+    assert read.text == "new text\n"
+    inputs.start_snapshot()
+    try:
+        assert inputs.unchanged({str(page): read.state})
+    finally:
+        inputs.end_snapshot()

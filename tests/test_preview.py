@@ -367,15 +367,19 @@ def _saved_by_rename(folder: Path) -> None:  # an editor's atomic save
 
 
 def _added(folder: Path) -> None:
-    (folder / "sub").mkdir()
-    (folder / "sub" / "b.py").write_text("y = 1\n")
+    (folder / "new").mkdir()
+    (folder / "new" / "c.py").write_text("y = 1\n")
+
+
+def _moved_away(folder: Path) -> None:  # a file manager's or an IDE's delete: to the trash
+    os.rename(folder / "sub", folder.parent / f"{folder.name}-trash")
 
 
 def _removed(folder: Path) -> None:
     (folder / "a.py").unlink()
 
 
-@pytest.mark.parametrize("save", [_saved_in_place, _saved_by_rename, _added, _removed])
+@pytest.mark.parametrize("save", [_saved_in_place, _saved_by_rename, _added, _removed, _moved_away])
 def test_a_save_under_a_watched_folder_asks_for_a_build_and_a_read_does_not(
     tmp_path, monkeypatch, save
 ):
@@ -393,6 +397,8 @@ def test_a_save_under_a_watched_folder_asks_for_a_build_and_a_read_does_not(
     )
     asked = threading.Event()
     (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.py").write_text("y = 1\n")
     (tmp_path / "__pycache__").mkdir()
     assert live.watch([tmp_path], asked.set)
     try:

@@ -105,26 +105,28 @@ def _install() -> None:
         _installed = True
 
 
-def state(path: str, listed: bool = True) -> tuple | None:
-    """The file's state (_state), looked up once per snapshot in a snapshot of this thread."""
+def _seen(path: str, listed: bool = True) -> tuple | None:
+    """The file's state as unchanged() compares it: in a snapshot of this thread, looked up
+    once per snapshot."""
     looked = getattr(_local, "looked", None)
     if looked is None:
-        return _state(path, listed)
+        return state(path, listed)
     found = looked.get(path, _UNSEEN)
     if found is _UNSEEN:
-        found = looked[path] = _state(path, True)  # a folder with its entries: asked or not
+        found = looked[path] = state(path, True)  # a folder with its entries: asked or not
     if not listed and found is not None and found[0] == "folder":
         return FOLDER
     return found
 
 
 def start_snapshot() -> None:
-    """From now on until end_snapshot(), in this thread, each file's state is looked up once
-    and then taken as it was (a build: each page's kept results ask for the same files again;
-    looking them up anew made the most of a preview's time). The block sees the files as they
-    were when first looked at: a kept result a file changed under is found again by the next
-    look after the snapshot (a save during a build starts another build). Starting one drops
-    what an earlier one that never ended looked up."""
+    """From now on until end_snapshot(), in this thread, unchanged() looks up each file's state
+    once and then takes it as it was (a build: each page's kept results ask whether the same
+    files changed, again and again; looking them up anew made the most of a preview's time).
+    A file read is still noted with its state as it is read: a kept result a file changed
+    under during the build is found again by the next build (which that save asks for), even
+    when the file comes back to the state first looked at. Starting one drops what an earlier
+    one that never ended looked up."""
     _local.looked = {}
 
 
@@ -132,7 +134,7 @@ def end_snapshot() -> None:
     _local.looked = None
 
 
-def _state(path: str, listed: bool) -> tuple | None:
+def state(path: str, listed: bool = True) -> tuple | None:
     """What a change of the file or folder changes (None: it does not exist): a file's
     modification time and size; a folder's entries, each name and whether it is a folder. A
     file replaced in a folder (a regen writes each output to a temporary file, then renames it
@@ -176,7 +178,7 @@ def recording(files: dict | None = None) -> Iterator[dict]:
 
 def unchanged(files: dict) -> bool:
     """Whether every file of a recording is still in the state it was recorded in."""
-    return all(state(f, s != FOLDER) == s for f, s in files.items())
+    return all(_seen(f, s != FOLDER) == s for f, s in files.items())
 
 
 @contextlib.contextmanager

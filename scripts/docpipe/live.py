@@ -311,8 +311,10 @@ def watch(folders: list[Path], changed: Callable[[], None]) -> bool:
 
     class Saved(events.FileSystemEventHandler):
         def on_any_event(self, event) -> None:
-            if event.is_directory or event.event_type not in SAVES:
-                return
+            if event.event_type not in SAVES or (
+                event.is_directory and event.event_type == "modified"
+            ):
+                return  # a folder "modified" is a file in it saved (its own event) or touched
             if any("__pycache__" in Path(os.fsdecode(p)).parts for p in _paths(event)):
                 return
             changed()

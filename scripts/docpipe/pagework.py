@@ -247,6 +247,9 @@ class Build:
         self.serving = serving  # `mkdocs serve`: a page shows its problems instead of failing
         self.math_later = math_later  # the hooks render it, after the search plugin's index
         self.notice = notice  # what the live session says of the snippets a page uses
+        # The state of the site's files its pages are checked against (inputs_key): taken once
+        # by the hooks, after the re-runs; None (a generator without them): at each page.
+        self.site_key: str | None = None
         self._saves_at_exit = False  # a plain build has no end but the process's
 
     @staticmethod
@@ -271,7 +274,7 @@ class Build:
         snippets.toml (a test's tiny site) has none to check."""
         if not self.project.meta.exists():
             return []
-        found, _ = site_problems(self.project)
+        found, _ = site_problems(self.project, self.site_key)
         if found and not self.serving:
             raise PageWorkError("\n".join(map(str, found)))
         return found
