@@ -152,7 +152,9 @@ def measure() -> dict:
     """{"pages": {page: {site: (bytes, ms)}}, "build": {name: (wall, CPU seconds)}}."""
     from playwright.sync_api import sync_playwright
 
-    chromium = shutil.which(os.environ.get("CHROMIUM", "chromium"))
+    # Debian's headless shell first, as the browser tests take it (tests/browsing.py)
+    names = (os.environ.get("CHROMIUM"), "chromium-headless-shell", "chromium")
+    chromium = next((found for n in names if n and (found := shutil.which(n))), None)
     if not chromium:
         sys.exit("bench: the math figures need chromium (make system-deps installs it)")
     figures: dict = {"pages": {p: {} for p in TUTORIAL}, "build": {}}
