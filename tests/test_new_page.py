@@ -81,3 +81,51 @@ def test_the_formula_findings_name_each_page(tmp_path):
         "notebooks/autograd-backward/index.html: the notebook of docs/autograd-backward.md"
     ), found
     assert len(found) == 2, found
+
+
+def first_uses_not_introduced(project, page, text) -> list[str]:
+    """The terms of the project's glossary whose first use on the page is no link or definition
+    (what the rule glossary-first-use names)."""
+    from docpipe.pages import terms
+
+    glossary = terms.glossary_path(project)
+    found, _ = terms.read_glossary(glossary)
+    first = {}
+    for o in terms.occurrences(text, page, glossary, found):
+        first.setdefault(o.term.name, o)
+    return sorted(name for name, o in first.items() if not o.introduces)
+
+
+GLOSSARY_OF_ENTRIES = """\
+# Glossary
+
+## Entry
+
+An **entry** of a tensor is one of its numbers; see [the page](other.md#entries).
+"""
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("glossary", ["the site's", "another", "none"])
+def test_the_scaffolded_page_introduces_every_term_its_sites_glossary_defines(tmp_path, glossary):
+    """A new page passes the site's glossary rule as written: the first use of each term the
+    glossary defines, whichever terms those are, links to its entry (with no glossary, nothing
+    is linked)."""
+    from docpipe import scaffold
+    from docpipe.project import Project
+    from projects import REPO
+
+    project = Project(tmp_path)
+    project.docs.mkdir(parents=True)
+    if glossary == "the site's":
+        (project.docs / "glossary.md").write_bytes((REPO / "docs" / "glossary.md").read_bytes())
+    elif glossary == "another":
+        (project.docs / "glossary.md").write_text(GLOSSARY_OF_ENTRIES, encoding="utf-8")
+    page = project.docs / "first-page.md"
+    plain = scaffold.PAGE.format(key="examples/first_page", title="First page", alt=scaffold.ALT)
+    made = scaffold.introduce_terms(project, page, plain)
+    assert first_uses_not_introduced(project, page, made) == []
+    named = first_uses_not_introduced(project, page, plain)  # what the rule names unlinked
+    assert {"another": ["Entry"], "none": []}.get(glossary, named) == named
+    assert named or glossary == "none"  # the site's glossary names some (Tensor, Gradient)
+    assert made.count("](glossary.md#") == len(named)

@@ -12,9 +12,12 @@ command it prints), which records the run and writes the notebook.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
+from docpipe.pages import terms
 from docpipe.problems import AUTHOR, DocpipeError
 from docpipe.project import KEY_PART, Project
 
@@ -166,6 +169,40 @@ def _nav_insert(config: str, section: str, item: str) -> str:
     return "\n".join(lines)
 
 
+def introduce_terms(project: Project, page: Path, text: str) -> str:
+    """The page's text with the first use of each term the site's glossary defines made a link
+    to its entry, as the rule glossary-first-use asks (docpipe.pages.terms): the page passes the
+    site's rules as written, whichever words the glossary holds. A use run over a line break,
+    or found only in a code span, is left for the check to name."""
+    glossary = terms.glossary_path(project)
+    found, _ = terms.read_glossary(glossary)
+    target = os.path.relpath(glossary, page.parent).replace(os.sep, "/")
+    done: set[str] = set()
+    while True:
+        first = {}
+        for o in terms.occurrences(text, page, glossary, found):
+            first.setdefault(o.term.name, o)
+        todo = [o for name, o in first.items() if not o.introduces and name not in done]
+        if not todo:
+            return text
+        o = todo[0]
+        done.add(o.term.name)
+        lines = text.split("\n")
+        lines[o.line - 1] = _linked(lines[o.line - 1], o.text, f"{target}#{o.term.anchor}")
+        text = "\n".join(lines)
+
+
+def _linked(line: str, words: str, href: str) -> str:
+    """`line` with the first use of `words` outside code spans and `{{ }}` markers a link."""
+    pieces = re.split(r"(`[^`]*`|\{\{.*?\}\})", line)
+    for i in range(0, len(pieces), 2):  # the even pieces are prose
+        m = re.search(rf"(?<!\w){re.escape(words)}(?!\w)", pieces[i])
+        if m:
+            pieces[i] = f"{pieces[i][: m.start()]}[{m[0]}]({href}){pieces[i][m.end() :]}"
+            return "".join(pieces)
+    return line
+
+
 def write(project: Project, name: str) -> list[str]:
     """Write the new page's files, after every refusal (none written then); the paths."""
     new = plan(project, name)
@@ -186,7 +223,7 @@ def write(project: Project, name: str) -> list[str]:
     files = {
         snippet: SNIPPET.format(title=new.title),
         figure: FIGURE.format(key=new.key),
-        page: PAGE.format(key=new.key, title=new.title, alt=ALT),
+        page: introduce_terms(project, page, PAGE.format(key=new.key, title=new.title, alt=ALT)),
         settings: toml
         + ("" if toml.endswith("\n") or not toml else "\n")
         + VALUES.format(key=new.key),
