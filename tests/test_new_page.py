@@ -83,19 +83,6 @@ def test_the_formula_findings_name_each_page(tmp_path):
     assert len(found) == 2, found
 
 
-def first_uses_not_introduced(project, page, text) -> list[str]:
-    """The terms of the project's glossary whose first use on the page is no link or definition
-    (what the rule glossary-first-use names)."""
-    from docpipe.pages import terms
-
-    glossary = terms.glossary_path(project)
-    found, _ = terms.read_glossary(glossary)
-    first = {}
-    for o in terms.occurrences(text, page, glossary, found):
-        first.setdefault(o.term.name, o)
-    return sorted(name for name, o in first.items() if not o.introduces)
-
-
 GLOSSARY_OF_ENTRIES = """\
 # Glossary
 
@@ -110,22 +97,32 @@ An **entry** of a tensor is one of its numbers; see [the page](other.md#entries)
 def test_the_scaffolded_page_introduces_every_term_its_sites_glossary_defines(tmp_path, glossary):
     """A new page passes the site's glossary rule as written: the first use of each term the
     glossary defines, whichever terms those are, links to its entry (with no glossary, nothing
-    is linked)."""
-    from docpipe import scaffold
-    from docpipe.project import Project
-    from projects import REPO
+    is linked). The rule itself judges, as --check runs it."""
+    import re
 
-    project = Project(tmp_path)
-    project.docs.mkdir(parents=True)
+    from docpipe import scaffold
+    from docpipe.pages import rules, terms
+    from projects import REPO, SmallProject
+
+    site = SmallProject(tmp_path / "repo")
     if glossary == "the site's":
-        (project.docs / "glossary.md").write_bytes((REPO / "docs" / "glossary.md").read_bytes())
+        site.write("docs/glossary.md", (REPO / "docs" / "glossary.md").read_text(encoding="utf-8"))
     elif glossary == "another":
-        (project.docs / "glossary.md").write_text(GLOSSARY_OF_ENTRIES, encoding="utf-8")
-    page = project.docs / "first-page.md"
+        site.write("docs/glossary.md", GLOSSARY_OF_ENTRIES)
+    page = site.docs / "first-page.md"
+
+    def named(text: str) -> list[str]:
+        """The terms the rule names on the page with this text."""
+        page.write_text(text, encoding="utf-8")
+        found = [str(p) for p in rules.problems(site.catalog(), (terms.RULE,))]
+        return sorted(
+            re.findall(r"^docs/first-page\.md:\d+: the term '([^']+)'", "\n".join(found), re.M)
+        )
+
     plain = scaffold.PAGE.format(key="examples/first_page", title="First page", alt=scaffold.ALT)
-    made = scaffold.introduce_terms(project, page, plain)
-    assert first_uses_not_introduced(project, page, made) == []
-    named = first_uses_not_introduced(project, page, plain)  # what the rule names unlinked
-    assert {"another": ["Entry"], "none": []}.get(glossary, named) == named
-    assert named or glossary == "none"  # the site's glossary names some (Tensor, Gradient)
-    assert made.count("](glossary.md#") == len(named)
+    made = scaffold.introduce_terms(site.project, page, plain)
+    assert named(made) == []
+    before = named(plain)  # what the rule names in the template as it is
+    assert {"another": ["entry"], "none": []}.get(glossary, before) == before
+    assert before or glossary == "none"  # the site's glossary names some (tensor, gradient)
+    assert made.count("](glossary.md#") == len(before)
