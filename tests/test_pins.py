@@ -23,7 +23,7 @@ CONSTRAINTS = ROOT / "constraints.txt"
 CONSTRAINTS_SPELLED = ("constraints.txt", "$(CONSTRAINTS)")  # in a workflow, in the Makefile
 GENERATORS = ("properdocs", "zensical")  # built with by the tests (test_generators.py)
 INSTALLERS = [ROOT / "Makefile", ROOT / ".ci" / "run", *(ROOT / ".github" / "workflows").glob("*")]
-PIP_INSTALL = re.compile(r"pip install\b(?P<args>[^\n]*)")
+PIP_INSTALL = re.compile(r"\bpip3?(?:\.\d+)?\s+install\b(?P<args>[^\n]*)")  # pip, pip3, pip3.11
 # The one install that must not be constrained: `make lock` finds the newest versions to pin.
 UNCONSTRAINED = re.compile(r"^\s*\.cache/lock/bin/pip install", re.M)
 
@@ -126,7 +126,9 @@ def test_an_install_without_the_constraints_is_named(tmp_path):
     workflow.write_text(
         "steps:\n  - run: python -m pip install -c constraints.txt -e .\n"
         "  - run: python -m pip install mkdocs-material\n"
+        "  - run: pip3  install -c other.txt properdocs\n"
     )
     assert installs_without_constraints(workflow) == [
-        "deploy.yml:3: - run: python -m pip install mkdocs-material"
+        "deploy.yml:3: - run: python -m pip install mkdocs-material",
+        "deploy.yml:4: - run: pip3  install -c other.txt properdocs",
     ]
