@@ -108,6 +108,14 @@ def _namespaced() -> bool:
     return sys.platform == "linux" and not os.environ.get(NO_LANDLOCK)
 
 
+def contained() -> str:
+    """Why this machine's runs are contained rather than given namespaces of their own
+    (docpipe.run.namespaces.unavailable()); "" when they have them, or have no seal at all."""
+    if not _namespaced() or not sealable():
+        return ""
+    return namespaces.unavailable()
+
+
 def _enclosed(job: Job) -> int:
     try:
         child_main(job)
@@ -134,8 +142,9 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
     _limit_threads(job.threads)
     reseed()
     # NO_LANDLOCK runs as on a kernel without it: the tripwire's case, namespaces left out too
-    unisolated = not_enclosed or _isolate(project, workdir) if _namespaced() else ""
-    result.sealed = _seal(project, workdir, not unisolated)
+    contained = _namespaced() and bool(namespaces.unavailable())
+    unisolated = not_enclosed or _isolate(project, workdir, contained) if _namespaced() else ""
+    result.sealed = _seal(project, workdir, not unisolated, contained)
     if _namespaced() and not unisolated:
         unisolated = _drop_capabilities()
     # Warning filters stay as the zygote has them: CPython's defaults plus what torch and numpy
@@ -146,12 +155,7 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
     _cap_memory(job.memory or DEFAULT_MEMORY)
     try:
         if unisolated:
-            raise _Failure(
-                f"the runner could not isolate its run: {unisolated}. It needs root, or user"
-                " namespaces for an ordinary user; DOCPIPE_NO_LANDLOCK=1 runs every snippet"
-                " unsealed, the repository compared before and after each run instead",
-                snippet.name,
-            )
+            raise _Failure(f"the runner could not isolate its run: {unisolated}", snippet.name)
         os.chdir(scratch)
         module = _main_module(snippet)
         # From here on, what is imported is the snippet's (and its figure code's): what the
@@ -236,18 +240,19 @@ def sealable() -> bool:
     return not os.environ.get(NO_LANDLOCK) and landlock.abi() >= 1
 
 
-def _isolate(project: Project, workdir: Path) -> str:
+def _isolate(project: Project, workdir: Path, contained: bool = False) -> str:
     """The run's namespaces and socket filter (docpipe.run.namespaces, docpipe.run.seccomp):
-    "" when it has them, else what the kernel refused."""
+    "" when it has them, else what the kernel refused. A contained run (no namespaces to be
+    had: namespaces.unavailable()) gets the filter alone, in its stricter form."""
     # what the run imports from stays where it is: the project, the interpreter, and every
     # folder of sys.path (PYTHONPATH's too), should it lie in a folder made private
     found = [p for p in sys.path if p and os.path.isdir(p)]
     keep = [project.root, sys.prefix, sys.base_prefix, sys.exec_prefix, *found]
     listener = -1
     try:
-        why = namespaces.isolate(workdir, map(str, keep))
+        why = "" if contained else namespaces.isolate(workdir, map(str, keep))
         if not why:
-            listener, why = seccomp.install()
+            listener, why = seccomp.install(contained)
     finally:  # the supervisor answers its connect() calls (docpipe.run.supervisor)
         supervisor.hand_over(namespaces.supervisor_line, listener)
         namespaces.supervisor_line = None
@@ -263,7 +268,7 @@ def _drop_capabilities() -> str:
     return ""
 
 
-def _seal(project: Project, workdir: Path, isolated: bool = False) -> str:
+def _seal(project: Project, workdir: Path, isolated: bool = False, contained: bool = False) -> str:
     """Restrict this process for good, as the module docstring says: "landlock", or "" where
     the kernel has none (the parent then compares the repository before and after the run)."""
     if os.environ.get(NO_LANDLOCK):
@@ -271,8 +276,11 @@ def _seal(project: Project, workdir: Path, isolated: bool = False) -> str:
     root = str(project.root)
     inside = [str(p) for p in readable_inside(project) if str(p).startswith(root + os.sep)]
     try:
-        # its own (namespaces): shared memory, and pseudo-terminals (`pty`)
+        # its own (namespaces): shared memory, and pseudo-terminals (`pty`); a contained run's
+        # shared memory is the machine's, which holds no job folder then (pool._in_memory)
         shared = [namespaces.SHARED_MEMORY, "/dev/pts", "/dev/ptmx"] if isolated else []
+        if contained and isolated:
+            shared = [namespaces.SHARED_MEMORY]
         landlock.restrict(
             [str(workdir), os.devnull, *shared],
             [*outside_repository(root), *inside],

@@ -26,8 +26,22 @@ it starts shares:
 
 Why our own ctypes calls: the standard library has os.unshare only from Python 3.12, and the
 mounts need mount(2), which it lacks. unshare needs CAP_SYS_ADMIN: the runner runs as root on
-this project's machines (CI among them); elsewhere a user namespace gives it to an ordinary
-user. Where neither can be had, the run fails naming its snippet (docpipe.run.execute).
+this project's machines; elsewhere a user namespace gives it to an ordinary user.
+
+Where neither can be had (a kernel or policy that refuses an ordinary user a user namespace, as
+GitHub's ubuntu-24.04 runners and Ubuntu 24.04's AppArmor default do, or that grants one without
+capabilities; a container without them), runs are *contained* instead (unavailable() says why,
+once per process, by trying in a throwaway child): no namespace, the rest of the seal as it is.
+The run's child is still the reaper of everything the run starts (PR_SET_CHILD_SUBREAPER on the
+init below, which kills and names what is left when the run ends; the zygote adopts and kills
+what a killed child leaves); Landlock still limits what it may change and read, and scopes its
+signals and abstract sockets; the socket filter and its supervisor still make every connect(),
+to a UNIX socket or an IP port held by one of the run's own processes only (supervisor.CONTAINED),
+refuse IP datagram sockets and TCP Fast Open (seccomp.program(contained=True)), and the memory
+group and limits hold. What a contained run shares with the machine: /proc (it sees the
+machine's processes, cannot signal them), /tmp and /run (readable, not writable), /dev/shm
+(writable: multiprocessing's semaphores live there; the job folders then move to the temporary
+folder), the loopback (it binds ports there), and the modes and times of the files of its user.
 """
 
 from __future__ import annotations
@@ -110,7 +124,53 @@ def _unshare(flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWU
     Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
 
 
-_PR_SET_PDEATHSIG = 1
+NO_NAMESPACES = "DOCPIPE_NO_NAMESPACES"  # set (to 1): contain runs as without namespaces
+
+
+@functools.cache
+def unavailable() -> str:
+    """ "" when a run can have the namespaces of this module, else why not, in a few words (its
+    runs are then contained: the module docstring). Asked once per process, of a throwaway child
+    that tries what a run does first: a PID, mount and network namespace (in a user namespace
+    of its own for an ordinary user) and a private mount, which a user namespace granted without
+    capabilities refuses. NO_NAMESPACES set answers as such a kernel would."""
+    if os.environ.get(NO_NAMESPACES):
+        return f"{NO_NAMESPACES} is set"
+    if not hasattr(os, "fork") or not os.path.exists("/proc/self/ns"):
+        return "this system has no Linux namespaces"
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the throwaway child: only system calls, then _exit
+        code = 0
+        try:
+            os.close(read)
+            _unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+            _mount(None, "/", None, MS_REC | MS_PRIVATE)
+        except BaseException as e:  # noqa: BLE001  (what the kernel said, for the parent)
+            os.write(write, str(e).encode()[:500])
+            code = 1
+        os._exit(code)
+    os.close(write)
+    said = b""
+    while chunk := os.read(read, 512):
+        said += chunk
+    os.close(read)
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if code == 0:
+        return ""
+    return said.decode(errors="replace") or f"the kernel refused (exit status {code})"
+
+
+def contained_notice(why: str) -> str:
+    """The one line a command prints when its runs are contained: which isolation, and why."""
+    return (
+        f"runs are contained without namespaces ({why}): each run is still sealed by Landlock"
+        " and a socket filter and its processes are reaped, but it shares /proc, /tmp, /dev/shm"
+        ' and the loopback with this machine (docs/authoring.md, "What you need")'
+    )
+
+
+_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
 PIPE_ROOM = 60000  # bytes of names that fit in the status pipe (64 KiB) without blocking
 _enclosed = False  # whether this process is the run of enclose()
 supervisor_line: socket.socket | None = None  # in the run: its line to the supervisor
@@ -138,7 +198,9 @@ def enclose(run: Callable[[], int], memory: int, notes: Path) -> int:
         group = cgroups.Group.make(memory)
     except OSError:
         group = None  # each process keeps its own limit (RLIMIT_DATA) all the same
-    _unshare(CLONE_NEWPID)
+    contained = bool(unavailable())
+    if not contained:
+        _unshare(CLONE_NEWPID)
     me = os.pidfd_open(os.getpid())
     status_read, status_write = os.pipe()
     init = os.fork()
@@ -149,6 +211,8 @@ def enclose(run: Callable[[], int], memory: int, notes: Path) -> int:
             if select.select([me], [], [], 0)[0]:  # the child died before the line above
                 os._exit(1)
             os.close(me)
+            if contained:  # what the run's processes leave is adopted here, not by init
+                _libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
             if group:
                 group.join()
             ours, theirs = socket.socketpair()  # the run sends its filter's listener on it
@@ -161,15 +225,18 @@ def enclose(run: Callable[[], int], memory: int, notes: Path) -> int:
                 _enclosed, supervisor_line = True, theirs
                 os._exit(run())
             theirs.close()
-            _supervise(pid, ours)
+            _supervise(pid, ours, contained)
             while True:  # reap what is left to it until the run ends
                 ended, status = os.wait()
                 if ended == pid:
-                    said = Notes(_left_running(), list(supervisor.REFUSED))
+                    left = _end_left() if contained else _left_running()
+                    said = Notes(left, list(supervisor.REFUSED))
                     code = struct.pack("i", os.waitstatus_to_exitcode(status))
                     os.write(status_write, code + said.encode()[:PIPE_ROOM])
                     break
         finally:
+            if contained:
+                _end_left()
             os._exit(0)  # the kernel kills every process left in the namespace
     os.close(status_write)
     os.close(me)
@@ -230,17 +297,21 @@ class Notes:
                 os.close(fd)
 
 
-def _supervise(run: int, line: socket.socket) -> None:
+def _supervise(run: int, line: socket.socket, contained: bool = False) -> None:
     """In the namespace's init: once the run has isolated itself and installed its filter
     (docpipe.run.seccomp), join its namespaces and answer its connect() calls
     (docpipe.run.supervisor). A failure is noted for the runner, which fails the run; the
-    run's supervised calls then get ENOSYS."""
+    run's supervised calls then get ENOSYS. A contained run has no namespace to join: its
+    calls are answered for the processes below this one (supervisor.CONTAINED)."""
     listener = supervisor.receive(line)
     try:
         if listener < 0:
             return  # the run could not isolate itself, and fails saying so
         try:
-            supervisor.join(run)  # the run waits meanwhile (supervisor.hand_over)
+            if contained:
+                supervisor.contain()
+            else:
+                supervisor.join(run)  # the run waits meanwhile (supervisor.hand_over)
         except OSError as e:
             os.close(listener)
             supervisor.refused(f"the runner could not supervise its connections: {e}")
@@ -253,6 +324,12 @@ def _supervise(run: int, line: socket.socket) -> None:
 def _left_running() -> str:
     """What the run left when it ended (its processes, adopted by this init): named."""
     return processes.named(processes.descendants("self"))
+
+
+def _end_left() -> str:
+    """A contained run's init, its reaper: kill what the run left (adopted by this process, as
+    no PID namespace ends it), and name it."""
+    return processes.describe(processes.end_children())
 
 
 def _loopback_up() -> None:
@@ -433,8 +510,12 @@ def drop_capabilities() -> None:
     needs privilege (a loop device), no TIOCSTI into a terminal, no hostname, clock, BPF or
     machine-wide perf events; a program it runs as root gains none back (the bounding set is
     empty, SECBIT_NOROOT is locked). It stays uid 0, owner of its job folder. OSError if the
-    kernel refuses."""
+    kernel refuses. A process that holds none (an ordinary user's contained run: no user
+    namespace gave it any) has nothing to drop, and no_new_privs, which Landlock set, keeps it
+    from gaining one through a set-user-ID program."""
     libc = _libc()
+    if not _permitted_capabilities():
+        return
     try:
         last = int(Path("/proc/sys/kernel/cap_last_cap").read_text())
     except (OSError, ValueError):
@@ -445,6 +526,17 @@ def drop_capabilities() -> None:
     _check(libc.prctl(_PR_SET_SECUREBITS, _SECUREBITS, 0, 0, 0), "securebits")
     data = (_CapData * 2)()
     _check(libc.capset(ctypes.byref(_CapHeader(_CAPABILITY_VERSION_3, 0)), data), "capset")
+
+
+def _permitted_capabilities() -> int:
+    """This process's permitted capabilities (CapPrm of /proc/self/status); all where unread."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("CapPrm:"):
+                return int(line.split()[1], 16)
+    except (OSError, ValueError, IndexError):
+        pass
+    return -1
 
 
 def _real_folder(path: str) -> bool:

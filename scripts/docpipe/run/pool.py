@@ -122,6 +122,8 @@ def run(
     if not execute.sealable():  # one at a time, each compared before and after
         parallel = 1
         on_start, on_done = tripwire.guarded(project, on_start, on_done)
+    else:
+        _say_isolation()
     root = str(project.root)
     pending = [
         (Job(root, key, values, threads, memory=memory[0] if memory else DEFAULT_MEMORY), limit)
@@ -288,7 +290,20 @@ def _sweep() -> None:
 
 
 @functools.cache
+def _say_isolation() -> None:
+    """Once a process: where runs cannot have namespaces (namespaces.unavailable()), which
+    isolation they get instead, and why, in one line."""
+    why = execute.contained()
+    if why:
+        print(f"note: {namespaces.contained_notice(why)}", file=sys.stderr, flush=True)
+
+
+@functools.cache
 def _in_memory() -> str | None:
+    """The shared-memory folder when job folders go there: it has room, and runs have namespaces
+    (a contained run may write in the machine's /dev/shm, so it holds no job folder then)."""
+    if execute.contained():
+        return None
     try:
         room = os.statvfs(IN_MEMORY)
     except OSError:

@@ -48,12 +48,20 @@ class _Arch(NamedTuple):
     seccomp: int
     refused: tuple[int, ...]  # io_uring_setup, _enter, _register; add_key, request_key, keyctl
     x32: bool  # x86-64's x32 ABI: the same calls, numbers with bit 30 set
+    sends: tuple[tuple[int, int], ...]  # (sendto, its flags' argument), sendmsg, sendmmsg
 
 
 ARCHES = {
-    "x86_64": _Arch(0xC000003E, 41, 53, 42, 317, (425, 426, 427, 248, 249, 250), True),
-    "aarch64": _Arch(0xC00000B7, 198, 199, 203, 277, (425, 426, 427, 217, 218, 219), False),
-}
+    "x86_64": _Arch(
+        0xC000003E, 41, 53, 42, 317, (425, 426, 427, 248, 249, 250), True,
+        ((44, 3), (46, 2), (307, 3)),
+    ),
+    "aarch64": _Arch(
+        0xC00000B7, 198, 199, 203, 277, (425, 426, 427, 217, 218, 219), False,
+        ((206, 3), (211, 2), (269, 3)),
+    ),
+}  # fmt: skip
+MSG_FASTOPEN = 0x20000000  # a send that connects a TCP socket, with no connect() call
 _PR_SET_NO_NEW_PRIVS = 38
 _SECCOMP_SET_MODE_FILTER, _NEW_LISTENER, _WAIT_KILLABLE_RECV = 1, 8, 32
 RET_ALLOW, RET_ERRNO, RET_USER_NOTIF = 0x7FFF0000, 0x00050000, 0x7FC00000
@@ -62,7 +70,8 @@ EPERM, EAFNOSUPPORT, ENOSYS = 1, 97, 38
 # / greater or equal / any bit set, return
 LD_W_ABS, AND_K, JEQ_K, JGE_K, JSET_K, RET_K = 0x20, 0x54, 0x15, 0x35, 0x45, 0x06
 X32 = 0x40000000  # x32 system calls: their numbers have this bit
-NR, ARCH, ARG0, ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (an argument's low word)
+# offsets in struct seccomp_data (an argument's low word)
+NR, ARCH, ARG0, ARG1, ARG2 = 0, 4, 16, 24, 32
 _TYPE_MASK = 0xF  # socket()'s type, without SOCK_NONBLOCK and SOCK_CLOEXEC
 
 
@@ -99,8 +108,18 @@ def _assemble(lines: list[tuple]) -> list[tuple[int, int, int, int]]:
     return code
 
 
-def program(arch: _Arch = ARCHES["x86_64"]) -> list[tuple[int, int, int, int]]:
-    """The filter for one architecture, as (code, jump if true, jump if false, k)."""
+def program(
+    arch: _Arch = ARCHES["x86_64"], contained: bool = False
+) -> list[tuple[int, int, int, int]]:
+    """The filter for one architecture, as (code, jump if true, jump if false, k). A contained
+    run (no network namespace of its own: docpipe.run.namespaces) is also refused IP sockets
+    other than TCP and UDP (EPERM, as the kernel answers a raw socket to an ordinary user), a
+    sendto() to an
+    address (a datagram sent with no connect()) and a send with MSG_FASTOPEN (which connects a
+    TCP socket with no connect()). A sendmsg() with an address in its message is not seen:
+    the filter cannot read the message (the contained run's known gap, said in the notice)."""
+    sends = [] if not contained else [(nr, arg) for nr, arg in arch.sends]
+    ip_family = [(JEQ_K, family, "ip", None) for family in ALLOWED[1:3]] if contained else []
     return _assemble(
         [
             (LD_W_ABS, ARCH),
@@ -110,13 +129,49 @@ def program(arch: _Arch = ARCHES["x86_64"]) -> list[tuple[int, int, int, int]]:
             *[(JEQ_K, nr, "nosys", None) for nr in arch.refused],
             (JEQ_K, arch.connect, "supervised", None),
             (JEQ_K, arch.seccomp, "seccomp", None),
+            *[(JEQ_K, nr, f"send{nr}", None) for nr, _ in sends],
             (JEQ_K, arch.socket, "family", None),
             (JEQ_K, arch.socketpair, "family", "allow"),
+            *[
+                line
+                for nr, arg in sends
+                for line in (
+                    ("label", f"send{nr}"),
+                    (LD_W_ABS, ARG0 + 8 * arg),  # the flags
+                    (JSET_K, MSG_FASTOPEN, "eperm", None),
+                    *(  # sendto's address length: an IP address's is 16 or more (a
+                        # netlink address, 12, is the kernel's; a UNIX datagram socket is
+                        # refused already)
+                        [(LD_W_ABS, ARG0 + 40), (JGE_K, 16, "eperm", "allow")]
+                        if nr == arch.sends[0][0]
+                        else [(RET_K, RET_ALLOW)]
+                    ),
+                )
+            ],
             ("label", "family"),
             (LD_W_ABS, ARG0),  # the family (its low 32 bits, as the kernel reads it)
             (JEQ_K, socket.AF_UNIX, "unix", None),
+            *ip_family,
             *[(JEQ_K, family, "allow", None) for family in ALLOWED[1:]],
             (RET_K, RET_ERRNO | EAFNOSUPPORT),
+            *(
+                [
+                    ("label", "ip"),  # TCP and UDP, each by its type's default or name
+                    (LD_W_ABS, ARG1),
+                    (AND_K, _TYPE_MASK),
+                    (JEQ_K, socket.SOCK_STREAM, "stream", None),
+                    (JEQ_K, socket.SOCK_DGRAM, None, "eperm"),
+                    (LD_W_ABS, ARG2),
+                    (JEQ_K, 0, "allow", None),
+                    (JEQ_K, socket.IPPROTO_UDP, "allow", "eperm"),
+                    ("label", "stream"),
+                    (LD_W_ABS, ARG2),
+                    (JEQ_K, 0, "allow", None),
+                    (JEQ_K, socket.IPPROTO_TCP, "allow", "eperm"),
+                ]
+                if contained
+                else []
+            ),
             ("label", "unix"),
             (LD_W_ABS, ARG1),
             (AND_K, _TYPE_MASK),
@@ -129,13 +184,15 @@ def program(arch: _Arch = ARCHES["x86_64"]) -> list[tuple[int, int, int, int]]:
             (RET_K, RET_ERRNO | EPERM),
             ("label", "allow"),
             (RET_K, RET_ALLOW),
+            ("label", "eperm"),
+            (RET_K, RET_ERRNO | EPERM),
             ("label", "nosys"),
             (RET_K, RET_ERRNO | ENOSYS),
         ]
     )
 
 
-def install() -> tuple[int, str]:
+def install(contained: bool = False) -> tuple[int, str]:
     """Install the filter on this process (and so on all it starts): (the supervisor's end, a
     file descriptor to hand to docpipe.run.supervisor, "") when it is on, else (-1, why not).
     Until a supervisor reads that end, a supervised call waits; once it is closed, the kernel
@@ -143,7 +200,7 @@ def install() -> tuple[int, str]:
     arch = ARCHES.get(platform.machine())
     if platform.system() != "Linux" or arch is None:
         return -1, f"no socket filter for {platform.system()} on {platform.machine()}"
-    code = program(arch)
+    code = program(arch, contained)
     filters = (_Filter * len(code))(*[_Filter(*i) for i in code])
     prog = _Program(len(code), filters)
     libc = ctypes.CDLL(None, use_errno=True)

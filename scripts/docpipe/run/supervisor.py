@@ -37,9 +37,12 @@ import stat
 import struct
 import threading
 
-from docpipe.run import seccomp
+from docpipe.run import processes, seccomp
 
 REFUSED: list[str] = []  # what the supervisor refused, in the init's memory
+# A contained run (no namespaces: docpipe.run.namespaces) shares the machine's network
+# namespace: a socket is the run's own when one of its processes (below this init) holds it.
+CONTAINED = False
 REFUSED_ROOM = 16  # refusals kept (the first ones): the run fails with the first anyway
 # struct seccomp_notif (id, pid, flags, then seccomp_data: nr, arch, ip, args[6]), and _resp
 _NOTIF = struct.Struct("=QIIiIQ6Q")
@@ -113,6 +116,12 @@ def join(run: int) -> None:
         os.close(pidfd)
 
 
+def contain() -> None:
+    """In a contained run's init, instead of join(): answer for the processes below it."""
+    global CONTAINED
+    CONTAINED = True
+
+
 def start(listener: int) -> None:
     """Answer the run's supervised calls in a thread of this process until the run's last
     process has ended (the listener then reports a hang-up)."""
@@ -156,13 +165,20 @@ def _answer(listener: int, call: tuple) -> None:
     try:
         if nr in (arch.connect for arch in seccomp.ARCHES.values()):
             error = _connect(listener, pid, number, args)
-        else:  # socket() or socketpair() of a UNIX datagram socket
+        else:  # socket() or socketpair() of a UNIX datagram socket (an IP one, contained)
             kind = args[1] & 0xF
-            name = {2: "SOCK_DGRAM", 3: "SOCK_RAW"}.get(kind, f"type {kind}")
-            refused(
-                f"made a UNIX socket of type {name}, which sends to any socket of the machine"
-                " by its path: the runner gives a run UNIX stream and seqpacket sockets only"
-            )
+            name = {1: "SOCK_STREAM", 2: "SOCK_DGRAM", 3: "SOCK_RAW"}.get(kind, f"type {kind}")
+            if (args[0] & 0xFFFFFFFF) == socket.AF_UNIX:
+                refused(
+                    f"made a UNIX socket of type {name}, which sends to any socket of the"
+                    " machine by its path: the runner gives a run UNIX stream and seqpacket"
+                    " sockets only"
+                )
+            else:
+                refused(
+                    f"made an IP socket of type {name} (protocol {args[2] & 0xFFFFFFFF}): a run"
+                    " without namespaces of its own gets TCP and UDP sockets only"
+                )
             error = errno.EPERM
     except Exception as e:  # never a traceback from the runner's own process: the call fails
         refused(f"the runner could not answer a connect(): {e!r}")
@@ -209,6 +225,17 @@ def _connect(listener: int, pid: int, number: int, args: tuple) -> int:
                 )
                 return errno.EPERM
             address = struct.pack("=H", socket.AF_UNIX) + f"/proc/self/fd/{opened}\0".encode()
+        elif CONTAINED and family in (socket.AF_INET, socket.AF_INET6):
+            where_to = _ip_address(family, address)
+            if where_to is None:
+                return errno.EINVAL
+            if not _run_listens(family, *where_to) and not _name_server(*where_to):
+                refused(
+                    f"tried to connect to {_shown(family, *where_to)}, where no process of its run"
+                    " listens: a run without namespaces of its own reaches only its own"
+                    " processes' ports (and the name servers of /etc/resolv.conf)"
+                )
+                return errno.EPERM
         buffer = ctypes.create_string_buffer(address, max(len(address), 1))
         if _libc().connect(theirs, buffer, len(address)) != 0:
             return ctypes.get_errno()
@@ -287,18 +314,99 @@ def _open_as(pid: int, path: bytes) -> int:
 
 def _own_socket(found: os.stat_result) -> bool:
     """Whether the socket file `found` is bound by a socket of this network namespace (the
-    run's: only its processes make sockets there), as the kernel's sock_diag lists them."""
+    run's: only its processes make sockets there), as the kernel's sock_diag lists them; in a
+    contained run, by a socket one of the run's processes holds."""
     device = (os.major(found.st_dev) << 20) | os.minor(found.st_dev)  # the kernel's dev_t
-    return (found.st_ino & 0xFFFFFFFF, device) in _bound_sockets()
+    socket_inode = _bound_sockets().get((found.st_ino & 0xFFFFFFFF, device))
+    if socket_inode is None:
+        return False
+    return not CONTAINED or socket_inode in _run_sockets()
 
 
-def _bound_sockets() -> set[tuple[int, int]]:
+def _run_sockets() -> set[int]:
+    """The inodes of the sockets the run's processes (those below this init) hold."""
+    found = set()
+    for pid in processes.descendants("self"):
+        with contextlib.suppress(OSError), os.scandir(f"/proc/{pid}/fd") as fds:
+            for fd in fds:
+                with contextlib.suppress(OSError):
+                    target = os.readlink(fd.path)
+                    if target.startswith("socket:["):
+                        found.add(int(target[8:-1]))
+    return found
+
+
+def _ip_address(family: int, address: bytes) -> tuple[str, int] | None:
+    """(host, port) of a sockaddr_in or sockaddr_in6; None when it is too short."""
+    if family == socket.AF_INET and len(address) >= 8:
+        return socket.inet_ntop(family, address[4:8]), int.from_bytes(address[2:4], "big")
+    if family == socket.AF_INET6 and len(address) >= 24:
+        return socket.inet_ntop(family, address[8:24]), int.from_bytes(address[2:4], "big")
+    return None
+
+
+def _shown(family: int, host: str, port: int) -> str:
+    return f"[{host}]:{port}" if family == socket.AF_INET6 else f"{host}:{port}"
+
+
+def _run_listens(family: int, host: str, port: int) -> bool:
+    """Whether a TCP socket that one of the run's processes holds listens on port `port` of
+    `host`, an address of this machine (the kernel's tables, /proc/net/tcp and tcp6)."""
+    ours = None
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError), open(table, encoding="ascii") as f:
+            next(f, None)
+            for line in f:
+                fields = line.split()
+                local, state, inode = fields[1], fields[3], int(fields[9])
+                bound, _, bound_port = local.partition(":")
+                if state != "0A" or int(bound_port, 16) != port:  # 0A: LISTEN
+                    continue
+                if ours is None:
+                    ours = _run_sockets()
+                if inode in ours and _reaches(bound, family, host):
+                    return True
+    return False
+
+
+def _name_server(host: str, port: int) -> bool:
+    """Whether (host, port) is a name server of /etc/resolv.conf, which the C library asks
+    what an address is called (a contained run's lookups, as a reader's process makes them)."""
+    if port != 53:
+        return False
+    try:
+        with open("/etc/resolv.conf", encoding="utf-8", errors="replace") as f:
+            servers = {line.split()[1] for line in f if line.split()[:1] == ["nameserver"]}
+    except (OSError, IndexError):
+        return False
+    return host.removeprefix("::ffff:") in {s.split("%")[0] for s in servers}
+
+
+def _reaches(bound: str, family: int, host: str) -> bool:
+    """Whether a listener bound to `bound` (the kernel's hex: a wildcard, or an address) takes
+    a connection to `host`, which must then be an address of this machine."""
+    raw = bytes.fromhex(bound)
+    words = [raw[i : i + 4][::-1] for i in range(0, len(raw), 4)]  # host order, per word
+    packed = b"".join(words)
+    kind = socket.AF_INET if len(packed) == 4 else socket.AF_INET6
+    plain = socket.inet_ntop(kind, packed).removeprefix("::ffff:")
+    if packed.strip(b"\0") and plain != host.removeprefix("::ffff:"):
+        return False
+    try:  # the machine's own address: a socket can be bound to it
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.bind((host, 0))
+    except OSError:
+        return False
+    return True
+
+
+def _bound_sockets() -> dict[tuple[int, int], int]:
     """(inode, device) of the file of every UNIX socket of this network namespace bound to a
-    path (sock_diag, UDIAG_SHOW_VFS)."""
+    path (sock_diag, UDIAG_SHOW_VFS), and the inode of the socket itself."""
     request = struct.pack("=BBHIIIII", socket.AF_UNIX, 0, 0, 0xFFFFFFFF, 0, _UDIAG_SHOW_VFS, 0, 0)
     flags = _NLM_F_REQUEST | _NLM_F_DUMP
     header = struct.pack("=IHHII", 16 + len(request), _SOCK_DIAG_BY_FAMILY, flags, 1, 0)
-    found = set()
+    found = {}
     with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW | socket.SOCK_CLOEXEC, _SOCK_DIAG) as s:
         s.sendto(header + request, (0, 0))
         while True:
@@ -312,9 +420,10 @@ def _bound_sockets() -> set[tuple[int, int]]:
                     code = -struct.unpack_from("=i", data, at + 16)[0]
                     raise OSError(code, f"sock_diag: {os.strerror(code)}")
                 attribute = at + 16 + 16  # after nlmsghdr and struct unix_diag_msg
+                socket_inode = struct.unpack_from("=I", data, at + 16 + 4)[0]  # udiag_ino
                 while attribute + 4 <= at + size:
                     length, name = struct.unpack_from("=HH", data, attribute)
                     if name == _UNIX_DIAG_VFS and length >= 12:
-                        found.add(struct.unpack_from("=II", data, attribute + 4))
+                        found[struct.unpack_from("=II", data, attribute + 4)] = socket_inode
                     attribute += (length + 3) & ~3 or 4
                 at += (size + 3) & ~3 or len(data)

@@ -146,6 +146,9 @@ def main() -> None:
     os.dup2(2, 1)  # what a preload prints goes to stderr, never into the channel
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _adopt_orphans()
+    from docpipe.run import namespaces
+
+    namespaces.unavailable()  # asked once, before any fork: every child has the answer
     from docpipe.run import preload  # noqa: F401  (imports the preloads PRELOADS names)
 
     _freeze()
