@@ -16,7 +16,7 @@ from pathlib import Path
 from docpipe import catalog, pipeline, verify
 from docpipe.catalog import Catalog
 from docpipe.formats import findings, terminal
-from docpipe.pages import built
+from docpipe.pages import built, served
 from docpipe.problems import DocpipeError, Problem, exit_code
 from docpipe.project import Project, Snippet
 from docpipe.recorded import writing
@@ -342,7 +342,7 @@ def check_site(project: Project, site: Path) -> int:
         return 2
     started = time.perf_counter()
     try:
-        found = built.check(project, site)
+        found = served.check(project, site)
     except DocpipeError as e:  # mkdocs.yml, a record that cannot be read
         print(f"error: {e}", file=sys.stderr)
         return 2
