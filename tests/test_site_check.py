@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from docpipe import cli
-from docpipe.pages import built, claims
+from docpipe.pages import built, claims, served
 from projects import SITE
 
 pytestmark = pytest.mark.site
@@ -47,6 +47,7 @@ def only(findings: list[built.Finding], page: str) -> list[str]:
 
 def test_the_real_build_passes(site, capsys):
     assert built.check(SITE, site) == []
+    assert served.check(SITE, site) == []
     assert cli.main(["--check-site", str(site)]) == 0
     assert "0 findings" in capsys.readouterr().out
 
@@ -153,8 +154,13 @@ def test_a_missing_notebook_page_is_named_and_fails_the_command(site, tmp_path, 
     ]
     assert cli.main(["--check-site", str(copy)]) == 1
     err = capsys.readouterr().err.splitlines()
-    assert err == [f"{copy}/{page}: <html>: notebook page missing: docs/notebooks/"
-                   "beyond-scalars.ipynb (in the nav) was not built"]  # fmt: skip
+    assert err[0] == (f"{copy}/{page}: <html>: notebook page missing: docs/notebooks/"
+                      "beyond-scalars.ipynb (in the nav) was not built")  # fmt: skip
+    # and the sitemaps still name it (docpipe.pages.served)
+    assert [line.split(": ")[0] for line in err[1:]] == [
+        f"{copy}/sitemap.xml",
+        f"{copy}/sitemap.xml.gz",
+    ]
 
 
 def test_a_request_to_another_origin_is_named_and_a_link_is_not(site, tmp_path):
@@ -194,3 +200,113 @@ def test_a_figure_missing_from_the_site_is_named(site, tmp_path):
 def test_the_command_refuses_a_folder_that_is_no_site(tmp_path, capsys):
     assert cli.main(["--check-site", str(tmp_path / "none")]) == 2
     assert "no such folder" in capsys.readouterr().err
+
+
+# ---- what a reader reads and what the site serves (docpipe.pages.served) ---------------------
+
+
+def _bump_first_digit(text: str) -> str:
+    """A number of the first sentence that has one, one digit changed."""
+    return re.sub(r"(<p>[^<{]*?)(\d)", lambda m: m[1] + str((int(m[2]) + 1) % 10), text, count=1)
+
+
+def _sub(pattern: str, new: str):
+    return lambda t: re.sub(pattern, new, t, count=1)
+
+
+READER_EDITS = {  # what a reader reads: (page, the edit, what the finding says)
+    "a number in a sentence": ("autograd-backward/index.html", _bump_first_digit, "expected"),
+    "a formula's TeX and MathML": (
+        "backprop-by-hand/index.html",
+        _sub(
+            r'(<annotation encoding="application/x-tex">)y = x\^2',
+            r"\1y = x^3",
+        ),
+        "'formula y = x^2', found 'formula y = x^3'",
+    ),
+    "where a link sends the reader": (
+        "autograd-backward/index.html",
+        _sub(r'href="../glossary/#chain-rule"', 'href="../glossary/#leaf"'),
+        "link to glossary/index.html#chain-rule",
+    ),
+    "a claim mark's tooltip": (
+        "autograd-backward/index.html",
+        _sub(r'(<a class="checked-claim"[^>]*title=")', r"\1every case held: "),
+        "title",
+    ),
+    "a heading": (
+        "autograd-backward/index.html",
+        _sub(r"(<h2 id=\"step-1-why-training-needs-gradients\">)Step 1", r"\1Step One"),
+        "found 'One:'",
+    ),
+    "an image's alt text": (
+        "autograd-backward/index.html",
+        _sub(r'(<img alt=")The loss', r"\1A loss"),
+        "alt",
+    ),
+    "a line of code": (
+        "backprop-by-hand/index.html",
+        _sub(r"(<code>.*?)requires_grad=True", r"\1requires_grad=False"),
+        "requires_grad=False",
+    ),
+    "a script put into a page": (
+        "glossary/index.html",
+        _sub("</head>", "<script>fetch('/x')</script></head>"),
+        "an inline script the theme does not make",
+    ),
+    "a redirect": (
+        "index.html",
+        _sub("</head>", '<meta http-equiv="refresh" content="0; url=https://example.org"></head>'),
+        "a redirect",
+    ),
+    "a script file loaded that the site lacks": (
+        "glossary/index.html",
+        _sub("</head>", '<script src="../assets/javascripts/extra.js"></script></head>'),
+        "no file of the site",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(READER_EDITS))
+def test_each_change_to_what_a_reader_reads_is_named(site, tmp_path, kind):
+    page, edit, said = READER_EDITS[kind]
+    copy = planted(site, tmp_path, page, edit)
+    found = only(served.check(SITE, copy), page)
+    assert any(said in f for f in found), found
+    if kind not in (
+        "a script put into a page",
+        "a redirect",
+        "a script file loaded that the site lacks",
+    ):
+        source = page.split("/")[0] if "/" in page else "index"
+        assert all(f"docs/{source}.md:" in f for f in found), found  # names the source line
+
+
+def _file_planted(site: Path, into: Path, rel: str, data: bytes | None) -> Path:
+    """A copy of the site with file `rel` replaced by `data` (None: removed), or added."""
+    copy = into / "site"
+    shutil.copytree(site, copy, copy_function=os.link)
+    target = copy / rel
+    if target.exists():
+        target.unlink()
+    if data is not None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return copy
+
+
+def test_each_file_the_site_serves_is_accounted_for(site, tmp_path):
+    figures = sorted((site / "generated").rglob("*.svg"))
+    theme = next((site / "assets" / "javascripts").glob("bundle.*.min.js"))
+    notebook = next((site / "notebooks").glob("*/*.ipynb"))
+    cases = {  # the file, its new bytes, what the finding says
+        figures[0].relative_to(site).as_posix(): (figures[1].read_bytes(), "differs from docs/"),
+        theme.relative_to(site).as_posix(): (theme.read_bytes() + b";fetch('/x')", "theme"),
+        notebook.relative_to(site).as_posix(): (notebook.read_bytes()[:-2] + b" }", "notebook"),
+        "stylesheets/extra.css": (b"body{display:none}", "differs from docs/"),
+        "extra/unknown.txt": (b"?", "cannot account for"),
+    }
+    for n, (rel, (data, said)) in enumerate(cases.items()):
+        copy = _file_planted(site, tmp_path / str(n), rel, data)
+        found = only(served.check(SITE, copy), rel)
+        assert any(said in f for f in found), (rel, found)

@@ -25,6 +25,7 @@ What it checks, per page:
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import posixpath
@@ -156,7 +157,10 @@ class _Tree(HTMLParser):
         self.here.children.append(data)
 
 
+@functools.lru_cache(maxsize=64)
 def parse(text: str) -> Node:
+    """The page's tree, read once per text in a process (the checks of this module and of
+    docpipe.pages.served each walk it, and never change it)."""
     tree = _Tree()
     tree.feed(text)
     tree.close()

@@ -49,6 +49,7 @@ def check(project: Project, site: Path) -> list[Finding]:
     """Everything docpipe.pages.built checks, then the text of every Markdown page, what runs
     on every page, and every file of the site."""
     found = built.check(project, site)
+    _SITE_URLS["current"] = _canonical(site)
     expected = built.expected_pages(project)
     served = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
     pages_built = {p.built for p in expected if (site / p.built).is_file()}
@@ -297,9 +298,24 @@ def _built_repo_url(project: Project) -> str:
     return _built_config(project).get("repo_url") or ""
 
 
+_SITE_URLS: dict[str, str] = {}  # the site folder -> the address its build was made for
+
+
 def _built_site_url(project: Project) -> str:
-    """site_url as this environment's build reads it (SITE_URL may point it elsewhere)."""
-    return _built_config(project).get("site_url") or ""
+    """The address the checked site was built for (SITE_URL may point it elsewhere than
+    mkdocs.yml's published one): what its home page names as canonical."""
+    return _SITE_URLS.get("current") or _built_config(project).get("site_url") or ""
+
+
+def _canonical(site: Path) -> str:
+    try:
+        home = parse((site / "index.html").read_text(encoding="utf-8"))
+    except OSError:
+        return ""
+    for node in home.walk():
+        if node.tag == "link" and "canonical" in node.attrs.get("rel", "").split():
+            return node.attrs.get("href", "")
+    return ""
 
 
 @functools.cache
@@ -340,18 +356,19 @@ def _template_folders() -> list[Path]:
 
 
 @functools.cache
-def _theme_scripts() -> tuple[re.Pattern, ...]:
+def _theme_scripts() -> tuple[tuple[re.Pattern, ...], frozenset[str]]:
     """Each inline script of those templates (but a redirect's), as a pattern whose `{{ }}`
     values match anything without a tag, and its spaces any spaces; and each script file they
-    put inline."""
-    found = []
+    put inline (by its text, its spaces made one)."""
+    found, literals = [], set()
     for folder in _template_folders():
         for template in sorted(folder.rglob("*")):
             if template.name == "redirect.html" or not template.is_file():
                 continue
             if template.suffix == ".js":
-                literal = template.read_text(encoding="utf-8", errors="replace").strip()
-                found.append(re.compile(re.escape(literal)))
+                literals.add(
+                    " ".join(template.read_text(encoding="utf-8", errors="replace").split())
+                )
                 continue
             if not template.name.endswith((".html", ".j2")):
                 continue
@@ -364,8 +381,9 @@ def _theme_scripts() -> tuple[re.Pattern, ...]:
                     r"\s+".join(re.escape(word) for word in part.split())
                     for part in re.split(r"\{\{.*?\}\}", body, flags=re.S)
                 ]
-                found.append(re.compile(r"[^<]*?".join(parts), re.S))
-    return tuple(found)
+                if any(parts):  # a script that is all values: what it puts inline is above
+                    found.append(re.compile(r"[^<]*?".join(parts), re.S))
+    return tuple(found), frozenset(literals)
 
 
 def runs(project: Project, page_built: str, root: Node, served: set[str]) -> list[Finding]:
@@ -396,9 +414,7 @@ def runs(project: Project, page_built: str, root: Node, served: set[str]) -> lis
             body = node.text(set()).strip()
             if node.attrs.get("type") == "application/json" and node.attrs.get("id") == "__config":
                 found += _config(project, page_built, node, body, served)
-            elif not any(
-                p.fullmatch(" ".join(body.split())) or p.fullmatch(body) for p in _theme_scripts()
-            ):
+            elif not _theme_script(body):
                 found.append(
                     Finding(
                         page_built,
@@ -407,6 +423,13 @@ def runs(project: Project, page_built: str, root: Node, served: set[str]) -> lis
                     )
                 )
     return found
+
+
+def _theme_script(body: str) -> bool:
+    """Whether an inline script is one the templates make."""
+    patterns, literals = _theme_scripts()
+    spaced = " ".join(body.split())
+    return spaced in literals or any(p.fullmatch(spaced) for p in patterns)
 
 
 def _local(project: Project, base: str, path: str) -> str:
