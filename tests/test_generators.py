@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SITE_SERVER
+from docpipe import published
 from docpipe.pages import built
 from projects import REPO as ROOT
 from projects import SITE
@@ -77,7 +78,7 @@ def test_properdocs_builds_the_same_site_as_mkdocs_but_the_generator_tag(request
     assert differences(site, other) == []
     tags = {line.strip() for p in other.rglob("*.html") for line in comparable_tag(p)}
     assert len(tags) == 1 and "ProperDocs" in tags.pop()  # the tag did differ: it was compared
-    assert built.check(SITE, other) == []
+    assert published.check(SITE, other) == []
 
 
 def comparable_tag(path: Path) -> list[str]:

@@ -39,7 +39,7 @@ CORE = (
     "statuses",
     "inputs",
 )
-TOP = ("pipeline", "verify", "cli", "live", "preview", "scaffold", "pagework")
+TOP = ("pipeline", "verify", "cli", "live", "preview", "scaffold", "pagework", "published")
 MAY_IMPORT = {
     "core": {"core"},
     "recorded": {"core", "recorded"},

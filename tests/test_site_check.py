@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from docpipe import cli
-from docpipe.pages import built, claims, served
+from docpipe import cli, published
+from docpipe.pages import built, claims
 from projects import SITE
 
 pytestmark = pytest.mark.site
@@ -47,7 +47,7 @@ def only(findings: list[built.Finding], page: str) -> list[str]:
 
 def test_the_real_build_passes(site, capsys):
     assert built.check(SITE, site) == []
-    assert served.check(SITE, site) == []
+    assert published.check(SITE, site) == []
     assert cli.main(["--check-site", str(site)]) == 0
     assert "0 findings" in capsys.readouterr().out
 
@@ -156,7 +156,7 @@ def test_a_missing_notebook_page_is_named_and_fails_the_command(site, tmp_path, 
     err = capsys.readouterr().err.splitlines()
     assert err[0] == (f"{copy}/{page}: <html>: notebook page missing: docs/notebooks/"
                       "beyond-scalars.ipynb (in the nav) was not built")  # fmt: skip
-    # and the sitemaps still name it (docpipe.pages.served)
+    # and the sitemaps still name it (docpipe.published)
     assert [line.split(": ")[0] for line in err[1:]] == [
         f"{copy}/sitemap.xml",
         f"{copy}/sitemap.xml.gz",
@@ -202,7 +202,7 @@ def test_the_command_refuses_a_folder_that_is_no_site(tmp_path, capsys):
     assert "no such folder" in capsys.readouterr().err
 
 
-# ---- what a reader reads and what the site serves (docpipe.pages.served) ---------------------
+# ---- what a reader reads and what the site serves (docpipe.published) ---------------------
 
 
 def _bump_first_digit(text: str) -> str:
@@ -271,7 +271,7 @@ READER_EDITS = {  # what a reader reads: (page, the edit, what the finding says)
 def test_each_change_to_what_a_reader_reads_is_named(site, tmp_path, kind):
     page, edit, said = READER_EDITS[kind]
     copy = planted(site, tmp_path, page, edit)
-    found = only(served.check(SITE, copy), page)
+    found = only(published.check(SITE, copy), page)
     assert any(said in f for f in found), found
     if kind not in (
         "a script put into a page",
@@ -308,5 +308,5 @@ def test_each_file_the_site_serves_is_accounted_for(site, tmp_path):
     }
     for n, (rel, (data, said)) in enumerate(cases.items()):
         copy = _file_planted(site, tmp_path / str(n), rel, data)
-        found = only(served.check(SITE, copy), rel)
+        found = only(published.check(SITE, copy), rel)
         assert any(said in f for f in found), (rel, found)

@@ -13,10 +13,10 @@ import sys
 import time
 from pathlib import Path
 
-from docpipe import catalog, pipeline, verify
+from docpipe import catalog, pipeline, published, verify
 from docpipe.catalog import Catalog
 from docpipe.formats import findings, terminal
-from docpipe.pages import built, served
+from docpipe.pages import built
 from docpipe.problems import DocpipeError, Problem, exit_code
 from docpipe.project import Project, Snippet
 from docpipe.recorded import writing
@@ -342,7 +342,7 @@ def check_site(project: Project, site: Path) -> int:
         return 2
     started = time.perf_counter()
     try:
-        found = served.check(project, site)
+        found = published.check(project, site)
     except DocpipeError as e:  # mkdocs.yml, a record that cannot be read
         print(f"error: {e}", file=sys.stderr)
         return 2
