@@ -294,8 +294,7 @@ def _never_computed(value) -> str:
         return "a generator, which is true whatever it yields (pass it to all(...))"
     if issubclass(kind, collections.abc.Iterator):
         return (
-            f"an iterator ({kind.__name__}), which is true whatever it yields (pass it to"
-            " all(...))"
+            f"an iterator ({kind.__name__}), which is true whatever it yields (pass it to all(...))"
         )
     if inspect.isroutine(value) or issubclass(kind, functools.partial):
         owner = getattr(value, "__self__", None)
