@@ -320,7 +320,7 @@ def _varying(loops: list[ast.stmt]) -> tuple[set[str], bool]:
     while grown:
         grown = False
         for reads, binds, _ in units:
-            names = reads | binds
+            names = (reads | binds) - _BUILTINS  # len, abs... change with nothing
             if names & varying and not names <= varying:
                 varying |= names
                 grown = True

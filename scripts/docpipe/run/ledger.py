@@ -12,11 +12,22 @@ failed (even where the snippet caught the AssertionError, or its message raised,
 and what its test's value was. Inside a
 test, a comparison with a tolerance is probed: `torch.allclose(a, b, atol=...)` (and isclose,
 assert_close) and `abs(a - b) < tol` are evaluated once more with `b` moved by `abs(b)/2 + 1`;
-a tolerance that still accepts that accepts any value of that size, and cannot fail.
+a tolerance that still accepts that accepts any value of that size, and cannot fail. Each
+equality (`==`, torch.equal, `a.equal(b)`, `a.eq(b)`, allclose, isclose, assert_close, numpy's)
+is checked for two sides that are one value changed in place (the same tensor, or views pairing
+each element with itself, whose version counter moved: `before = v.detach()` kept before a
+step; the same list), and each comparison and `all` for one over no element (an empty tensor, a
+mask that selects nothing, an all() of nothing): a run of the assert that compared nothing is no
+case. A test (or an operand of its `and`, or a case of its all(...)) whose value is a function,
+method, generator or iterator is true whatever it would compute. An assert in a loop that reads
+nothing the loop changes (docpipe.vacuous.once) counts one case however often it ran. A
+statement `torch.testing.assert_close(a, b)` is counted as `assert ... is None`.
 
 faults() then names, by line, each assert that could not have failed: one that never ran (a
 loop over nothing, a branch not taken, a function never called), one whose failure was caught,
-one whose test was a container (true whenever not empty), one with a tolerance too wide. The
+one whose test was a container (true whenever not empty) or never computed (a method not
+called, a generator), one with a tolerance too wide, one comparing a changed value with itself,
+one that compared nothing each time it ran. The
 static forms (a constant, `x == x`, `or True`) are docpipe.vacuous's, named by the page side.
 
 Watch guards what a claim section may touch: it checks, and changes nothing the page's code
@@ -457,6 +468,16 @@ def bind(code: CodeType, ledger: Ledger) -> CodeType:
 class _Asserts(ast.NodeTransformer):
     def __init__(self, section: str, ledger: Ledger, once: set[int]) -> None:
         self.section, self.ledger, self.once = section, ledger, once
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST:
+        """A statement `torch.testing.assert_close(a, b)` (or numpy.testing's) checks as an
+        assert does: it is counted and probed as one, `assert ... is None`."""
+        call = node.value
+        if isinstance(call, ast.Call) and called(call).startswith("assert"):
+            if called(call) in SAME_CALLS:
+                test = ast.Compare(call, [ast.Is()], [ast.Constant(None)])
+                return self.visit_Assert(ast.copy_location(ast.Assert(test, None), node))
+        return self.generic_visit(node)
 
     def visit_Assert(self, node: ast.Assert) -> ast.If:
         aid = self.ledger.register(self.section, node.lineno)
