@@ -544,8 +544,8 @@ def test_honest_claims_of_each_shape_pass_and_a_loop_counts_what_its_assert_read
     box.write("docs/index.md", page(["honest"]))
     run = box.regen()
     assert run.returncode == 0, run.stdout + run.stderr
-    counts = record.load(Project(box.root).snippet_at(box.root / "snippets/honest.py"))
-    runs = counts.runs_of("claim-honest")
+    honest = Project(box.root).snippet_at(box.root / "snippets/honest.py")
+    runs = record.load(honest).runs_of("claim-honest")
     lines = HONEST.strip("\n").splitlines()
 
     def line_of(text: str) -> int:
@@ -555,6 +555,9 @@ def test_honest_claims_of_each_shape_pass_and_a_loop_counts_what_its_assert_read
     assert runs[line_of("assert total % two")] == 5
     assert runs[line_of("assert two * 2 == 4")] == 1  # six runs, one case
     assert runs[line_of("assert all(c * two")] == 3
+    # the claim mark's tooltip says so
+    scope = claims.cases(honest, "claim-honest", runs)
+    assert f"line {line_of('assert two * 2 == 4')}: 1)" in scope, scope
 
 
 @pytest.mark.unit
