@@ -244,12 +244,16 @@ def once(statements: list[ast.stmt]) -> set[int]:
 
 
 def _ids(nodes: list[ast.AST], ctx: type | tuple = ast.expr_context) -> set[str]:
-    return {
+    """The names the nodes read or bind (`ctx`), but a comprehension's own variables."""
+    names = [n for node in nodes for n in ast.walk(node)]
+    local = {
         n.id
-        for node in nodes
-        for n in ast.walk(node)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ctx)
+        for g in names
+        if isinstance(g, ast.comprehension)
+        for n in ast.walk(g.target)
+        if isinstance(n, ast.Name)
     }
+    return {n.id for n in names if isinstance(n, ast.Name) and isinstance(n.ctx, ctx)} - local
 
 
 def _own_call(n: ast.AST) -> bool:

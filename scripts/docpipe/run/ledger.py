@@ -234,7 +234,7 @@ class Ledger:
         for aid, where in enumerate(self.where):
             n = self.cases.get(aid, self.runs[aid] - self.empty.get(aid, 0))
             if aid in self.once and self.runs[aid]:  # the same case each time the loop ran it
-                n = n // self.runs[aid] if aid in self.cases else min(n, 1)
+                n = max(n // self.runs[aid], 1) if aid in self.cases and n else min(n, 1)
             least[where] = min(n, least.get(where, n))
         return [(s, line, n) for (s, line), n in least.items()]
 
