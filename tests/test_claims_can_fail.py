@@ -29,6 +29,17 @@ print(two * 2)
 # --8<-- [end:show]
 
 """
+# What the forms of issue 47 start from: a tensor a step changes, a view of it kept before the
+# step (`.detach()` shares its memory: `.clone()` was meant), and an empty selection.
+KEPT = (
+    "import math\n\nimport torch\n\nv = torch.tensor([two * 1.0], requires_grad=True)\n"
+    "(v * 5).sum().backward()\nopt = torch.optim.SGD([v], lr=1.0)\n"
+    "before = v.detach(); opt.step(); "
+)
+EMPTY = (
+    "import torch\n\na = torch.tensor([two * 2.0])\nb = torch.tensor([5.0])\n"
+    "mask = a > 10  # selects nothing\n\n"
+)
 # The claim section of each form the run must refuse, with the line of the assert it names
 # (counted in the whole snippet: SHOW is five lines, the section starts on line 7).
 RUN_FORMS = {
@@ -81,6 +92,94 @@ RUN_FORMS = {
         9,
         "tolerance is wider",
     ),
+    # issue 47: a value never computed, whatever name it was kept under (the text cannot see it)
+    "method_kept": (
+        "import torch\n\nv = torch.tensor([two * 2.0])\ncheck = (v == 5).all\nassert check",
+        11,
+        "its test's value is a method (`Tensor.all`) never called",
+    ),
+    "function_kept": (
+        "import math\n\nclose = math.isclose\nassert close",
+        10,
+        "its test's value is a function (`isclose`) never called",
+    ),
+    "generator_kept": (
+        "cases = (two * c == 5 * c for c in [1, 2])\nassert cases",
+        8,
+        "its test's value is a generator, which is true whatever it yields",
+    ),
+    "iterator_kept": (
+        "cases = map(bool, [two * 2 == 5])\nassert cases",
+        8,
+        "its test's value is an iterator (map), which is true whatever it yields",
+    ),
+    "and_method_kept": (
+        "import torch\n\nv = torch.tensor([two * 2.0])\ncheck = (v == 5).all\n"
+        "assert two == 2 and check",
+        11,
+        "an operand of its `and` is a method (`Tensor.all`) never called",
+    ),
+    # issue 47: an equality of a value with itself, kept as a view (or the object itself) before
+    # it changed: every spelling
+    **{
+        f"kept_view_{name}": (
+            KEPT + check,
+            14,
+            f"the two sides of `{shown}` are one Tensor's memory (a `.detach()`, `.data` or"
+            " view), changed in place since it was made (its version counter is 1)",
+        )
+        for name, check, shown in [
+            ("equal", "assert torch.equal(v.detach(), before)", "torch.equal(v.detach(), before)"),
+            ("equal_method", "assert v.detach().equal(before)", "v.detach().equal(before)"),
+            ("eq_all", "assert (v.detach() == before).all()", "v.detach() == before"),
+            ("eq_method_all", "assert v.detach().eq(before).all()", "v.detach().eq(before)"),
+            (
+                "allclose",
+                "assert torch.allclose(v.detach(), before)",
+                "torch.allclose(v.detach(), before)",
+            ),
+            (
+                "allclose_method",
+                "assert v.detach().allclose(before)",
+                "v.detach().allclose(before)",
+            ),
+            (
+                "assert_close",
+                "torch.testing.assert_close(v.detach(), before)\nassert two == 2",
+                "torch.testing.assert_close(v.detach(), before)",
+            ),
+            (
+                "isclose",
+                "assert math.isclose(v.detach(), before)",
+                "math.isclose(v.detach(), before)",
+            ),
+        ]
+    },  # fmt: skip
+    "kept_tensor_itself": (
+        KEPT.replace("before = v.detach(); ", "before = v; ") + "assert torch.equal(v, before)",
+        14,
+        "the two sides of `torch.equal(v, before)` are one Tensor, changed in place",
+    ),
+    "kept_list_itself": (
+        "cases = [two * 2]\nbefore = cases; cases.append(5); assert cases == before",
+        8,
+        "the two sides of `cases == before` are one list, so it compares each value with itself",
+    ),
+    "kept_array_view": (
+        "import numpy\n\nmade = numpy.array([two * 2.0])\nbefore = made[:]; made += 1; "
+        "assert numpy.array_equal(made, before)",
+        10,
+        "the two sides of `numpy.array_equal(made, before)` are one ndarray's memory",
+    ),
+    # issue 47: a comparison over nothing checks nothing
+    "empty_mask": (EMPTY + "assert (a[mask] == b[mask]).all()", 13, "this assert compared nothing"),
+    "empty_equal": (EMPTY + "assert torch.equal(a[mask], b[mask])", 13, "compared nothing"),
+    "empty_selection_all": (EMPTY + "assert (a[mask] > 4).all()", 13, "compared nothing"),
+    "empty_generator": (
+        "cases = (two * c == 5 for c in [])\nassert all(cases)",
+        8,
+        "this assert compared nothing",
+    ),
 }
 # Forms the text shows: the section, the assert's line, what the problem says.
 TEXT_FORMS = {
@@ -94,6 +193,25 @@ TEXT_FORMS = {
         "compares `two` with itself",
     ),
     "constant_cases": ("assert all(True for c in range(3))", 7, "the constant True"),
+    # issue 47: a value never computed, as the text shows it
+    "method_not_called": (
+        "import torch\n\nv = torch.tensor([two * 1.0], requires_grad=True)\n"
+        "(v * 3).sum().backward()\nassert (v.grad == 3 * v.detach()).all",
+        11,
+        "asserts the method `(v.grad == 3 * v.detach()).all` never called",
+    ),
+    "generator_test": (
+        "xs = [two * 2 - 5]\nassert (x > 0 for x in xs)",
+        8,
+        "asserts a generator, which is true whatever it yields",
+    ),
+    "map_test": ("assert map(bool, [two * 2 == 5])", 7, "an iterator"),
+    "iter_test": ("assert iter([two * 2 == 5])", 7, "`iter([two * 2 == 5])`, an iterator"),
+    "equal_method_itself": (
+        "import torch\n\nv = torch.tensor([two * 2.0])\nassert v.equal(v)",
+        10,
+        "compares `v` with itself",
+    ),
     "alias_except": (
         "E = AssertionError\ntry:\n    assert two * 2 == 5\nexcept E:\n    pass",
         10,
@@ -385,3 +503,153 @@ def test_watching_a_claim_reads_no_attribute_of_what_the_modules_hold():
     assert watch.modules[module] == {"function": len}
     assert ledger._replaceable(module) and ledger._replaceable(len)
     assert not ledger._replaceable(Touchy())
+
+
+# Issue 47: a claim of each shape the forms above refuse, written honestly, is accepted, and a
+# loop's assert counts the cases it depends on.
+HONEST = """
+import torch
+
+v = torch.tensor([two * 1.0], requires_grad=True)
+(v * 5).sum().backward()
+opt = torch.optim.SGD([v], lr=1.0)
+before = v.detach().clone(); opt.step(); assert not torch.equal(v.detach(), before)
+assert (v.grad == 5).all() and v.grad.eq(5).all()
+dropout = torch.nn.Dropout(0.5).eval()
+ones = torch.ones(3)
+assert torch.equal(dropout(ones), ones)  # eval-mode dropout hands back its input itself
+square = ones[:, None] * torch.arange(3.0)[None, :]
+assert not torch.equal(square, square.T)  # a transposed view pairs other elements
+assert all(c * two == two * c for c in range(3))
+mask = torch.arange(3.0) > 0
+assert (ones[mask] == 1).all() and torch.equal(ones[mask], torch.ones(2))
+assert ones.dtype == square.dtype and ones.add_(0) is ones
+for case in range(4):
+    assert case * two == two * case
+total = 0
+for _ in range(5):
+    total = total + two
+    assert total % two == 0
+for _ in range(6):
+    assert two * 2 == 4  # reads nothing the loop changes: one case
+for _ in range(2):
+    assert all(c * 0 == 0 for c in range(3))  # three cases, however often the loop runs it
+"""
+
+
+def test_honest_claims_of_each_shape_pass_and_a_loop_counts_what_its_assert_reads(tmp_path):
+    from docpipe.project import Project
+    from docpipe.recorded import record
+
+    box = make_sandbox(tmp_path)
+    box.write("snippets/honest.py", snippet("honest", HONEST.strip("\n")))
+    box.write("docs/index.md", page(["honest"]))
+    run = box.regen()
+    assert run.returncode == 0, run.stdout + run.stderr
+    honest = Project(box.root).snippet_at(box.root / "snippets/honest.py")
+    runs = record.load(honest).runs_of("claim-honest")
+    lines = HONEST.strip("\n").splitlines()
+
+    def line_of(text: str) -> int:
+        return next(i for i, x in enumerate(lines, 7) if text in x)
+
+    assert runs[line_of("assert case * two")] == 4
+    assert runs[line_of("assert total % two")] == 5
+    assert runs[line_of("assert two * 2 == 4")] == 1  # six runs, one case
+    assert runs[line_of("assert all(c * two")] == 3
+    assert runs[line_of("assert all(c * 0")] == 3
+    # the claim mark's tooltip says so
+    scope = claims.cases(honest, "claim-honest", runs)
+    assert f"line {line_of('assert two * 2 == 4')}: 1," in scope, scope
+
+
+@pytest.mark.unit
+def test_a_general_sentence_is_not_backed_by_a_loop_its_assert_does_not_read(tmp_path):
+    from docpipe.pages import generality, rules
+    from projects import SmallProject
+
+    site = SmallProject(tmp_path / "repo")
+    site.write(
+        "snippets/facts.py",
+        """
+        import torch
+
+        x = torch.tensor(4.0)
+
+        # --8<-- [start:claim-same]
+        for case in [1.0, 2.0]:
+            assert x.item() == 4.0
+        # --8<-- [end:claim-same]
+
+        # --8<-- [start:claim-every]
+        for case in [1.0, 2.0]:
+            assert (x * case).item() == 4.0 * case
+        # --8<-- [end:claim-every]
+        """,
+    )
+    sentence = "Autograd always frees every saved tensor after backward."
+    site.write("docs/index.md", f"# Home\n\n{sentence} {{{{ claim facts.py:claim-same }}}}\n")
+    found = [str(p) for p in rules.problems(site.catalog(), (generality.RULE,))]
+    assert found == [
+        f"docs/index.md:3: general statement about PyTorch backed by a claim that checks one"
+        f" case: '{sentence}' ('always'; 'claim-same' of snippets/facts.py has no loop over"
+        " cases); assert over every case it names (a for loop or a comprehension), or narrow it"
+        " to what the run shows"
+    ]
+    site.write("docs/index.md", f"# Home\n\n{sentence} {{{{ claim facts.py:claim-every }}}}\n")
+    assert [str(p) for p in rules.problems(site.catalog(), (generality.RULE,))] == []
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "section, once",
+    [
+        ("for x in xs:\n    assert two * 2 == 4", True),
+        ("for x in xs:\n    y = x * 2\n    assert y > 0", False),
+        ("for x in xs:\n    y = abs(x)\n    assert abs(a) >= 0", True),
+        # a name read with a loop's variable may be changed by it (torch, here): counted each run
+        ("for x in xs:\n    y = torch.relu(x)\n    assert torch.relu(a).min() >= 0", False),
+        ("for x in xs:\n    ys.append(x)\n    assert len(ys) > 0", False),  # a call's effect
+        ("for _ in range(3):\n    t = t + 1\n    assert t > 0", False),  # carried over
+        ("for _ in range(3):\n    opt.step()\n    assert w.item() < 1", False),
+        ("for x in xs:\n    with mode(x):\n        assert torch.is_grad_enabled()", False),
+        ("for x in xs:\n    run(x)\n    assert kept[-1] is None", False),  # its own function
+        ("i = 0\nwhile i < 3:\n    i += 1\n    assert i > 0", False),
+        ("while True:\n    assert two == 2\n    break", True),
+        ("for x in xs:\n    for y in ys:\n        assert x > 0", False),
+        ("def f(c):\n    assert c > 0\nfor x in xs:\n    f(x)", False),  # in a function
+        ("for x in xs:\n    assert all(y > 0 for y in ys)", True),  # y is the generator's own
+        ("for x in xs:\n    assert all(y > x for y in ys)", False),
+    ],
+)
+def test_an_assert_in_a_loop_that_reads_nothing_the_loop_changes_is_one_case(section, once):
+    import ast
+
+    body = ast.parse(section).body
+    asserts = [n.lineno for n in ast.walk(ast.Module(body, [])) if isinstance(n, ast.Assert)]
+    assert (vacuous.once(body) == set(asserts)) is once, vacuous.once(body)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "test, why",
+    [
+        ("(v.grad == 3 * v.detach()).all", "the method `(v.grad == 3 * v.detach()).all` never"),
+        ("(x > 0 for x in xs)", "a generator"),
+        ("map(bool, xs)", "an iterator"),
+        ("iter(xs)", "an iterator"),
+        ("lambda: a == b", "a function"),
+        ("a == b and c.any", "the method `c.any` never called"),
+        ("all(t.all for t in ts)", "the method `t.all` never called"),
+        ("a.equal(a)", "with itself"),
+        ("a.eq(a).all()", "with itself"),
+        ("a.equal(b)", None),
+        ("x.is_leaf and x.requires_grad", None),  # properties are values
+        ("all(x > 0 for x in xs)", None),
+    ],
+)
+def test_what_the_text_shows_is_never_computed(test, why):
+    import ast
+
+    found = vacuous.cannot_fail(ast.parse(test, mode="eval").body)
+    assert (found is None) if why is None else (why in found), found

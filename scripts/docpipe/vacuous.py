@@ -7,11 +7,19 @@ whatever the run computes, and their text shows it:
 - a literal tuple, list, set, dict or string (`assert (a == b, "why")`): true when not empty;
 - an expression compared with itself (`a == a`, `torch.equal(w.grad, w.grad)`);
 - an `or` with a constant true operand (`a == b or True`), anywhere in the test;
-- `all(...)`/`any(...)` over a comprehension whose element is a constant.
+- `all(...)`/`any(...)` over a comprehension whose element is a constant;
+- a value that is true whatever it would compute: a generator (`assert (x > 0 for x in xs)`),
+  an iterator (`assert map(...)`, `iter(...)`), a lambda, or a method named and never called
+  (`assert (a == b).all`), as the test, an operand of its `and` or an element of its all(...).
+
+once() tells, from the text too, which asserts inside a loop read nothing that changes from one
+iteration to the next: each counts as one case however often the loop ran it.
 
 The run half (docpipe.run.ledger) catches what only a run shows: an assert that never ran, a
-failure that was caught, a test whose value is a container, a tolerance wider than the values
-it compares, a claim section that ends the run or changes what the page's code made. The page
+failure that was caught, a test whose value is a container, a function, a method, a generator or
+an iterator, a tolerance wider than the values it compares, two sides of an equality that are
+one tensor (or share its memory) or one object, a comparison over nothing (an empty tensor, an
+empty selection), a claim section that ends the run or changes what the page's code made. The page
 side (docpipe.pages.claims) and the run side both read these rules from here.
 """
 
@@ -27,6 +35,18 @@ EQUALITY_CALLS = {
 }  # fmt: skip
 # Of those, the ones with a tolerance (rtol, atol, rel_tol, abs_tol): the run probes them.
 TOLERANT_CALLS = {"allclose", "isclose", "assert_close", "assert_allclose"}
+# Called as a method, `a.equal(b)`, these compare the tensor they are called on with their
+# argument; `eq` too (`torch.eq(a, b)`, `a.eq(b)`).
+SAME_CALLS = EQUALITY_CALLS | {"eq"}
+# The builtins whose result is an iterator: true whatever it yields.
+ITERATOR_CALLS = {"iter", "map", "filter", "zip", "enumerate", "reversed"}
+# Methods of tensors and arrays that a test may name and forget to call: the bound method is
+# true whatever it would return (`(a == b).all` for `(a == b).all()`). Properties (`is_leaf`,
+# `requires_grad`) are not here: they are values.
+METHODS = {
+    "all", "any", "item", "equal", "allclose", "isclose", "eq", "ne", "is_contiguous",
+    "is_floating_point", "is_complex", "isfinite", "isnan", "isinf", "numel", "tolist",
+}  # fmt: skip
 _LITERALS = (ast.Tuple, ast.List, ast.Set, ast.Dict, ast.JoinedStr)
 
 
@@ -105,8 +125,54 @@ def _named(node: ast.AST | None) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
+def _never_computed(node: ast.AST) -> str | None:
+    """Why an expression's value is true whatever it would compute, or None."""
+    if isinstance(node, ast.GeneratorExp):
+        return "a generator, which is true whatever it yields (pass it to all(...))"
+    if isinstance(node, ast.Lambda):
+        return "a function, which is true whatever it returns (call it)"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        if node.func.id in ITERATOR_CALLS:
+            return (
+                f"`{ast.unparse(node)}`, an iterator, which is true whatever it yields (pass it"
+                " to all(...))"
+            )
+    if isinstance(node, ast.Attribute) and node.attr in METHODS:
+        return (
+            f"the method `{ast.unparse(node)}` never called, which is true whatever it would"
+            f" return (write `{ast.unparse(node)}()`)"
+        )
+    return None
+
+
+def _operands(test: ast.expr):
+    """The test, each operand of its `and`, and the element of each all(...) in it: each must
+    be able to be false."""
+    yield test
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        for v in test.values:
+            yield from _operands(v)
+    for n in ast.walk(test):
+        if isinstance(n, ast.Call) and called(n) == "all" and n.args:
+            if isinstance(n.args[0], ast.GeneratorExp | ast.ListComp | ast.SetComp):
+                yield from _operands(n.args[0].elt)
+
+
+def _sides(call: ast.Call) -> tuple[ast.AST, ast.AST] | None:
+    """The two values an equality call compares: its first two arguments, or for a method
+    `a.equal(b)`, the value it is called on and its argument."""
+    if len(call.args) >= 2:
+        return call.args[0], call.args[1]
+    if len(call.args) == 1 and isinstance(call.func, ast.Attribute):
+        return call.func.value, call.args[0]
+    return None
+
+
 def cannot_fail(test: ast.expr) -> str | None:
     """Why an assert with this test cannot fail, or None when its text leaves it able to."""
+    for part in _operands(test):
+        if why := _never_computed(part):
+            return f"it asserts {why}"
     if isinstance(test, _LITERALS) or (
         isinstance(test, ast.Constant) and isinstance(test.value, str | bytes)
     ):
@@ -125,9 +191,9 @@ def cannot_fail(test: ast.expr) -> str | None:
             for a, b, op in zip(sides[:-1], sides[1:], n.ops, strict=True):
                 if _same(a, b) and isinstance(op, ast.Eq | ast.Is | ast.LtE | ast.GtE | ast.In):
                     return f"it compares `{ast.unparse(a)}` with itself"
-        if isinstance(n, ast.Call) and called(n) in EQUALITY_CALLS and len(n.args) >= 2:
-            if _same(n.args[0], n.args[1]):
-                return f"it compares `{ast.unparse(n.args[0])}` with itself"
+        if isinstance(n, ast.Call) and called(n) in SAME_CALLS and (sides := _sides(n)):
+            if _same(*sides):
+                return f"it compares `{ast.unparse(sides[0])}` with itself"
         if isinstance(n, ast.Call) and called(n) in {"all", "any"} and n.args:
             arg = n.args[0]
             if isinstance(arg, ast.GeneratorExp | ast.ListComp | ast.SetComp):
@@ -136,3 +202,131 @@ def cannot_fail(test: ast.expr) -> str | None:
                         f"every case of `{ast.unparse(n)}` is the constant {ast.unparse(arg.elt)}"
                     )
     return None
+
+
+# ---- asserts in a loop that the loop does not change ----
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def once(statements: list[ast.stmt]) -> set[int]:
+    """The lines of the asserts that a loop runs (a for or while loop of these statements, not
+    a function they define) but that read nothing the loop changes: each checks one case,
+    however often it ran. What changes from one iteration to the next (_varying): the loops'
+    variables, a name the loop reads before it rebinds it, an object a statement of the loop
+    calls a method of, and every name read or bound by a statement that reads one of those
+    (a call may change its arguments). A loop that calls the snippet's own function, a call
+    made for its effect or a `with` on one of them may change anything: its asserts count
+    each run."""
+    found: set[int] = set()
+
+    def visit(body: list[ast.stmt], loops: list[ast.stmt]) -> None:
+        for s in body:
+            if isinstance(s, ast.Assert):
+                if loops:
+                    varying, anything = _varying(loops)
+                    if not anything and not _ids([s.test]) & varying:
+                        found.add(s.lineno)
+                continue
+            if isinstance(s, _SCOPES):
+                continue
+            visit(getattr(s, "body", []), [*loops, s] if isinstance(s, _LOOPS) else loops)
+            for part in ("orelse", "finalbody"):
+                visit(getattr(s, part, []), loops)
+            for h in getattr(s, "handlers", []):
+                visit(h.body, loops)
+            for c in getattr(s, "cases", []):
+                visit(c.body, loops)
+
+    visit(statements, [])
+    return found
+
+
+def _ids(nodes: list[ast.AST], ctx: type | tuple = ast.expr_context) -> set[str]:
+    """The names the nodes read or bind (`ctx`), but a comprehension's own variables."""
+    names = [n for node in nodes for n in ast.walk(node)]
+    local = {
+        n.id
+        for g in names
+        if isinstance(g, ast.comprehension)
+        for n in ast.walk(g.target)
+        if isinstance(n, ast.Name)
+    }
+    return {n.id for n in names if isinstance(n, ast.Name) and isinstance(n.ctx, ctx)} - local
+
+
+def _own_call(n: ast.AST) -> bool:
+    """A call of a function by a bare name that is no builtin: the snippet's own, which may
+    change any global."""
+    return isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id not in _BUILTINS
+
+
+def _units(body: list[ast.stmt]):
+    """(reads, binds, acts) of each simple statement and each compound statement's header, in
+    the order they run; `acts`: it may change what no name of it holds (a call made for its
+    effect, a `with`, a call of the snippet's own function)."""
+    for s in body:
+        if isinstance(s, _SCOPES):
+            yield set(), {s.name}, False
+            continue
+        if isinstance(s, ast.For | ast.AsyncFor):
+            yield _ids([s.iter]), _ids([s.target]), any(map(_own_call, ast.walk(s.iter)))
+        elif isinstance(s, ast.While | ast.If):
+            yield _ids([s.test]), set(), any(map(_own_call, ast.walk(s.test)))
+        elif isinstance(s, ast.With | ast.AsyncWith):
+            yield _ids(s.items, ast.Load), _ids(s.items, ast.Store | ast.Del), True
+        elif isinstance(s, ast.Match):
+            yield _ids([s.subject]), set(), any(map(_own_call, ast.walk(s.subject)))
+        elif not isinstance(s, ast.Try | ast.TryStar):
+            acts = isinstance(s, ast.Expr) and isinstance(s.value, ast.Call | ast.Await)
+            acts = acts or any(map(_own_call, ast.walk(s)))
+            yield _ids([s], ast.Load), _ids([s], ast.Store | ast.Del), acts
+            continue
+        for part in ("body", "orelse", "finalbody"):
+            yield from _units(getattr(s, part, []))
+        for h in getattr(s, "handlers", []):
+            yield set(), {h.name} if h.name else set(), False
+            yield from _units(h.body)
+        for c in getattr(s, "cases", []):
+            yield _ids([c.pattern], ast.Load), _ids([c.pattern], ast.Store), False
+            yield from _units(c.body)
+
+
+def _base(node: ast.AST) -> str | None:
+    """The name an expression such as `net[1].bn.reset` starts from."""
+    while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _varying(loops: list[ast.stmt]) -> tuple[set[str], bool]:
+    """The names that may change from one iteration of the loops (outermost first) to the next,
+    and whether a statement that reads one may change anything else (see once())."""
+    units = list(_units(loops[0].body))
+    varying: set[str] = set()
+    for loop in loops:
+        if isinstance(loop, ast.While):
+            varying |= _ids(loop.body, ast.Store)
+        else:
+            varying |= _ids([loop.target])
+    bound = set().union(*(binds for _, binds, _ in units))
+    seen: set[str] = set()
+    for reads, binds, _ in units:  # read before it is rebound: carried to the next iteration
+        varying |= (reads - seen) & bound
+        seen |= binds
+    for s in loops[0].body:
+        for n in ast.walk(s):
+            if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call):
+                if isinstance(n.value.func, ast.Attribute) and (name := _base(n.value.func.value)):
+                    varying.add(name)  # x.step(): x changes with each iteration
+    grown = True
+    while grown:
+        grown = False
+        for reads, binds, _ in units:
+            names = (reads | binds) - _BUILTINS  # len, abs... change with nothing
+            if names & varying and not names <= varying:
+                varying |= names
+                grown = True
+    anything = any(acts and (reads | binds) & varying for reads, binds, acts in units)
+    return varying, anything
