@@ -166,6 +166,14 @@ for make in savers:
         assert not torch.equal(leaf.grad, true), (make, write)
         new = from_saved[make](leaf, saved.detach())
         assert torch.allclose(leaf.grad, new), (make, write)
+    # an edit of a copy, every way, leaves the saved values and the gradient
+    for write in seen_writes + unseen_writes:
+        leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        saved, root = make(leaf)
+        write(saved.detach().clone())
+        assert saved._version == 0, (make, write)
+        assert not raises_inplace(root), (make, write)
+        assert torch.equal(leaf.grad, true), (make, write)
 for spelling in ("b.data.mul_(2)", "b.detach().numpy() *= 2"):
     version, grad = results[spelling]
     assert version == 0 and grad is not None and grad != true_grad
