@@ -107,6 +107,76 @@ print("second backward: x.grad =", x.grad.item())
 assert x.grad.item() == 2 * first  # the second pass added the same again
 # --8<-- [end:claim-retain-adds]
 
+# --8<-- [start:claim-retain-graph]
+# for graphs whose nodes saved values, with each spelling of a backward pass:
+# a second pass raises by default, since the first freed the saved values;
+# retain_graph=True on the first call keeps them and the second pass runs;
+# retain_graph=True on the second call only comes too late. autograd.grad's
+# retain_graph defaults to create_graph, so create_graph=True keeps them too
+FREED = "backward through the graph a second time"
+
+
+def pass_with(spelling, root, leaf, **options):
+    """One backward pass over root, spelled one way; the gradient of leaf."""
+    if spelling == "root.backward()":
+        leaf.grad = None
+        root.backward(**options)
+        return leaf.grad
+    if spelling == "torch.autograd.backward(root)":
+        leaf.grad = None
+        torch.autograd.backward(root, **options)
+        return leaf.grad
+    return torch.autograd.grad(root, leaf, **options)[0]
+
+
+def second_pass_error(spelling, build, first, second):
+    """The error text of a second pass, or None; the two gradients."""
+    leaf = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    root = build(leaf)
+    grads = [pass_with(spelling, root, leaf, **first)]
+    try:
+        grads.append(pass_with(spelling, root, leaf, **second))
+    except RuntimeError as error:
+        return str(error), grads
+    return None, grads
+
+
+saving = {  # each graph has a node that saved a tensor
+    "(w ** 3).sum()": lambda w: (w**3).sum(),
+    "(w * w).sum()": lambda w: (w * w).sum(),
+    "w.sin().sum()": lambda w: w.sin().sum(),
+    "w.exp().sum()": lambda w: w.exp().sum(),
+    "w.sigmoid().sum()": lambda w: w.sigmoid().sum(),
+}
+spellings = (
+    "root.backward()",
+    "torch.autograd.backward(root)",
+    "torch.autograd.grad(root, w)",
+)
+for spelling in spellings:
+    for code, build in saving.items():
+        error, _ = second_pass_error(spelling, build, {}, {})
+        assert error is not None and FREED in error, (spelling, code)
+        late = {"retain_graph": True}
+        error, _ = second_pass_error(spelling, build, {}, late)
+        assert error is not None and FREED in error, (spelling, code)
+        error, grads = second_pass_error(spelling, build, late, {})
+        assert error is None, (spelling, code)
+        assert torch.equal(grads[0], grads[1]), (spelling, code)
+        if spelling == "torch.autograd.grad(root, w)":
+            kept = {"create_graph": True}
+            error, _ = second_pass_error(spelling, build, kept, {})
+            assert error is None, code
+            dropped = {"create_graph": True, "retain_graph": False}
+            error, _ = second_pass_error(spelling, build, dropped, {})
+            assert error is not None and FREED in error, code
+# graphs whose nodes saved nothing never raise, whatever the spelling
+for spelling in spellings:
+    for code in ("w.sum()", "(w + 1).sum()"):
+        error, grads = second_pass_error(spelling, graphs[code], {}, {})
+        assert error is None and torch.equal(grads[0], grads[1]), code
+# --8<-- [end:claim-retain-graph]
+
 
 # --8<-- [start:claim-carried-over]
 # a second backward() that reaches a part of a graph an earlier backward()

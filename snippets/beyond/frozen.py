@@ -90,6 +90,50 @@ for cls in all_optimizers:
         decayed += 1
         assert not torch.equal(zero_grad_param.detach(), torch.ones(2, 2)), cls
 assert decayed > 10
+# frozen after training: once each optimizer has trained the parameter for a
+# few steps, freezing it (requires_grad_(False), and zero_grad() leaves its
+# .grad None) makes every optimizer but LBFGS leave it exactly as it was, not
+# even written; LBFGS mixes its remembered steps into its direction and
+# moves it. An optimizer given only the parameters that train never moves it
+target = torch.tensor([[1.0, -2.0], [0.5, 3.0]])
+for cls in all_optimizers:
+    sparse = cls is torch.optim.SparseAdam
+    # LBFGS: two iterations a step, so that it does not stop early
+    extra = {"max_iter": 2} if cls is torch.optim.LBFGS else {}
+    for only_trained in (False, True):
+        torch.manual_seed(0)
+        later_frozen = torch.randn(2, 2, requires_grad=True)
+        trained = torch.randn(2, 2, requires_grad=True)
+        opt = cls([later_frozen, trained], **settings(cls), **extra)
+
+        def closure(pair=(later_frozen, trained), sparse=sparse):
+            for q in pair:
+                q.grad = None  # as zero_grad() does: None where none comes
+            step_loss = ((pair[0] @ pair[1] - target) ** 2).sum()
+            step_loss.backward()
+            for q in pair:
+                if sparse and q.grad is not None:
+                    q.grad = q.grad.to_sparse()
+            return step_loss
+
+        for _ in range(3):
+            opt.step(closure)  # ordinary training of both
+        later_frozen.requires_grad_(False)  # freeze it
+        opt.zero_grad()
+        if only_trained:
+            chosen = [q for q in (later_frozen, trained) if q.requires_grad]
+            assert chosen == [trained]
+            opt = cls(chosen, **settings(cls), **extra)
+        kept, version_before = later_frozen.clone(), later_frozen._version
+        kept_trained = trained.detach().clone()
+        for _ in range(3):
+            opt.step(closure)
+        assert later_frozen.grad is None, cls
+        assert not torch.equal(trained.detach(), kept_trained), cls
+        moved_now = not torch.equal(later_frozen, kept)
+        written_now = later_frozen._version != version_before
+        lbfgs_moves = cls is torch.optim.LBFGS and not only_trained
+        assert moved_now == written_now == lbfgs_moves, (cls, only_trained)
 # --8<-- [end:claim-frozen-untouched]
 
 # --8<-- [start:claim-frozen-not-recorded]

@@ -117,6 +117,51 @@ for f in on_other:
     assert torch.equal(zero, torch.zeros_like(x))
 # --8<-- [end:claim-constant-derivative]
 
+# --8<-- [start:claim-piecewise]
+# piecewise-linear functions: their first derivative varies with x, a fixed
+# factor on each piece. Those whose backward picks the factor with a mask
+# (clamp, maximum, minimum, where) return it without a grad_fn even with
+# create_graph=True, and its gradient raises as for a constant (so does
+# materialize_grads=True); relu, leaky_relu, hardtanh and abs return it with
+# a grad_fn, and its gradient is zeros
+points = torch.tensor([-1.5, 0.5, 2.0], requires_grad=True)
+zeros = torch.zeros(3)
+masked = (
+    lambda u: u.clamp(min=0),
+    lambda u: torch.clamp(u, min=0),
+    lambda u: u.clamp_min(0),
+    lambda u: u.clamp(-1, 1),
+    lambda u: torch.maximum(u, zeros),
+    lambda u: torch.minimum(u, zeros),
+    lambda u: torch.where(u > 0, u, 0.1 * u),
+    lambda u: torch.where(u > 0, u, 0.0),
+)
+recorded = (
+    torch.relu,
+    torch.nn.functional.relu,
+    torch.nn.ReLU(),
+    lambda u: torch.nn.functional.leaky_relu(u, 0.1),
+    torch.nn.functional.hardtanh,
+    torch.abs,
+)
+for f in masked + recorded:
+    (first,) = torch.autograd.grad(f(points).sum(), points, create_graph=True)
+    assert len(set(first.tolist())) > 1  # it varies with x: not a constant
+    if f in masked:
+        assert first.grad_fn is None and not first.requires_grad
+        for options in ({}, {"materialize_grads": True}):
+            try:
+                torch.autograd.grad(first.sum(), points, **options)
+                message = None
+            except RuntimeError as error:
+                message = str(error)
+            assert message is not None and "does not require grad" in message
+    else:
+        assert first.grad_fn is not None
+        (second,) = torch.autograd.grad(first.sum(), points)
+        assert torch.equal(second, torch.zeros(3))
+# --8<-- [end:claim-piecewise]
+
 # --8<-- [start:curves]
 xs = torch.linspace(-3.5, 3.5, 141, requires_grad=True)
 ys = xs**3

@@ -51,6 +51,49 @@ assert torch.allclose(plain_grad, 6 * x.detach() ** 5)
 assert torch.equal(x_again.grad, plain_grad)
 # --8<-- [end:claim-hook-watches]
 
+# --8<-- [start:claim-hook-in-place]
+# a hook that returns None but edits its argument in place, which the docs of
+# register_hook forbid, changes the gradient that goes on; one that returns
+# None and leaves it alone changes nothing
+
+
+def hook_returning_none(action):
+    """A hook that applies action to the gradient and returns None."""
+
+    def hook(g):
+        action(g)
+
+    return hook
+
+
+edits_in_place = (
+    lambda g: g.clamp_(-1, 1),
+    lambda g: g.mul_(0.5),
+    lambda g: g.zero_(),
+)
+left_alone = (
+    lambda g: None,
+    lambda g: g.sum(),
+    lambda g: g.clone().zero_(),  # edits a copy
+)
+for action in edits_in_place + left_alone:
+    base = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    cubed = base**3
+    cubed.register_hook(hook_returning_none(action))
+    (cubed**2).sum().backward()
+    unchanged = torch.equal(base.grad, plain_grad)
+    assert unchanged == (action in left_alone), action
+# a hook that returns a tensor: that tensor goes on in place of the gradient,
+# here times d(cubed)/d(base) = 3 base²
+for replace in (lambda g: g * 2, lambda g: g.clamp(-1, 1), torch.zeros_like):
+    base = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    cubed = base**3
+    cubed.register_hook(replace)
+    (cubed**2).sum().backward()
+    expected = replace(2 * cubed.detach()) * 3 * base.detach() ** 2
+    assert torch.equal(base.grad, expected), replace
+# --8<-- [end:claim-hook-in-place]
+
 # --8<-- [start:clip]
 x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
 y = x**3

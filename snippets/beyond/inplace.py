@@ -37,6 +37,11 @@ edits = (
     lambda t: t.clamp_(max=4),
     lambda t: t.__iadd__(1),  # t += 1
     lambda t: t.__setitem__(0, 5.0),  # t[0] = 5
+    lambda t: t.copy_(t.detach() * 2),
+    lambda t: t.masked_fill_(t > 3, 0.0),
+    lambda t: t.index_add_(0, torch.tensor([1]), torch.tensor([1.0])),
+    lambda t: t[1:].add_(1),  # through a view of part of it
+    lambda t: t.detach().mul_(2),  # detach() shares the counter
 )
 for edit in edits:
     before = edited._version
@@ -74,6 +79,22 @@ for form in forms:
     assert squashed._version == 1, form
     found = inplace_error(squashed.sum())
     assert found is not None and "modified by an inplace operation" in found
+# the same forms on a tensor that no node saved (an addition's output)
+# raise nothing, and neither does nn.ReLU(inplace=True) after a Linear layer,
+# whose node saved its input and weight, not its output
+for form in forms:
+    leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    unsaved = leaf + 1
+    form(unsaved)
+    assert unsaved._version == 1, form
+    assert inplace_error(unsaved.sum()) is None, form
+    assert leaf.grad is not None, form
+torch.manual_seed(0)
+block = torch.nn.Sequential(
+    torch.nn.Linear(4, 4), torch.nn.ReLU(inplace=True), torch.nn.Linear(4, 1)
+)
+assert inplace_error(block(torch.randn(2, 4)).sum()) is None
+assert block[0].weight.grad is not None
 # --8<-- [end:claim-inplace-forms]
 
 # --8<-- [start:fixes]
@@ -103,6 +124,28 @@ try:
 except RuntimeError as error:
     failed = "modified by an inplace operation" in str(error)
 assert failed
+# over several nodes that save c: recorded before the edit, backward raises;
+# recorded after it, the node saves the edited c and nothing raises
+savers = {
+    "c * c": (lambda u: u * u, lambda u: 2 * u),
+    "c ** 2": (lambda u: u**2, lambda u: 2 * u),
+    "c ** 3": (lambda u: u**3, lambda u: 3 * u**2),
+    "c.sin()": (torch.sin, torch.cos),
+}
+for name, (saver, derivative) in savers.items():
+    for recorded_before in (True, False):
+        a2 = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        c2 = a2 + 1
+        if recorded_before:
+            d2 = saver(c2)
+        c2.mul_(2)
+        if not recorded_before:
+            d2 = saver(c2)
+        found = inplace_error(d2.sum())
+        assert (found is not None) == recorded_before, name
+        if not recorded_before:  # the gradient of saver(2 * (a + 1))
+            edited_c = 2 * (a2.detach() + 1)
+            assert torch.allclose(a2.grad, 2 * derivative(edited_c)), name
 # --8<-- [end:claim-unsaved-edit]
 
 # --8<-- [start:other_op]

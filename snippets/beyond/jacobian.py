@@ -27,6 +27,49 @@ print("v @ J:               ", v @ J)
 assert torch.equal(J, torch.diag(2 * t))  # diagonal, with 2t on the diagonal
 assert torch.equal(J, same)  # the older interface gives the same matrix
 assert torch.equal(torch.func.jacfwd(square)(t.detach()), J)  # and jacfwd
+# jacfwd works in forward mode, by columns: on a function whose forward-mode
+# rule (jvp) and backward are watched, it calls jvp and never backward, and
+# column j of its result is the forward-mode product with the one-hot
+# tangent of input j
+calls_forward, calls_back = [], []
+
+
+class ForwardWatched(torch.autograd.Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(matrix, u):
+        return matrix @ u
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.matrix = inputs[0]
+
+    @staticmethod
+    def jvp(ctx, matrix_tangent, u_tangent):
+        calls_forward.append(1)
+        return ctx.matrix @ u_tangent
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        calls_back.append(1)
+        return None, ctx.matrix.T @ grad_output
+
+
+for outputs, inputs in ((2, 3), (3, 3), (4, 2)):
+    calls_forward.clear()
+    A = torch.arange(outputs * inputs, dtype=torch.float)
+    A = A.reshape(outputs, inputs) - 2
+    point = torch.ones(inputs)
+    J_fwd = torch.func.jacfwd(lambda u, A=A: ForwardWatched.apply(A, u))(point)
+    assert len(calls_forward) >= 1 and not calls_back
+    assert torch.equal(J_fwd, A)
+    for j, tangent in enumerate(torch.eye(inputs)):
+        _, column = torch.func.jvp(
+            lambda u, A=A: ForwardWatched.apply(A, u), (point,), (tangent,)
+        )
+        assert torch.equal(J_fwd[:, j], column)
+assert not calls_back
 # --8<-- [end:claim-diagonal]
 
 # --8<-- [start:claim-vjp]
