@@ -100,6 +100,14 @@ def branch_before():  # the untouched branch is built first
     return first + result.sum(), [v], [k]
 
 
+def both_sides():  # v also reaches the loss by a path that avoids exp
+    v = torch.tensor([1.0, 2.0], requires_grad=True)
+    k = torch.tensor(1.0, requires_grad=True)
+    result = v.exp()
+    result.detach().zero_()
+    return result.sum() + 3 * v.sum() + 3 * k, [v], [k]
+
+
 def network(edit_layer):
     """Three linear layers with sigmoids; the output of one sigmoid, which
     its node saved, is changed in place through .detach()."""
@@ -125,6 +133,9 @@ assert others_got == [True]  # reached before the error: k.grad is filled
 message, behind_got, others_got = late_error(branch_before)
 assert SAVED_CHANGED in message and behind_got == [False]
 assert others_got == [False]  # not reached yet: "may" already hold one
+message, behind_got, others_got = late_error(both_sides)
+assert SAVED_CHANGED in message and behind_got == [False]  # not even a part
+assert others_got == [True]
 for edit_layer in (0, 1):
     message, behind_got, others_got = late_error(
         lambda e=edit_layer: network(e)

@@ -61,6 +61,7 @@ changes = (
     lambda t: t.uniform_(),
     lambda t: t.normal_(),
     lambda t: t.fill_(0),
+    lambda t: t.set_(torch.zeros(1)),  # new memory for the leaf
 )
 modes_off = (
     torch.no_grad,
