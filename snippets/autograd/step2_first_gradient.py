@@ -60,18 +60,42 @@ for name, op in operations.items():
 # --8<-- [end:claim-result-node]
 
 # --8<-- [start:claim-weights-are-leaves]
-# a layer's weights are nn.Parameter leaves that require a gradient
-layer = torch.nn.Linear(2, 3)
-for p in layer.parameters():
-    assert isinstance(p, torch.nn.Parameter)
-    assert p.is_leaf and p.requires_grad and p.grad_fn is None
-# and that is why backward() stores their gradients in their .grad
+# what model.parameters() returns are nn.Parameter leaves that require a
+# gradient, for several kinds of model, and that is why backward() stores
+# their gradients in their .grad
 import warnings  # noqa: E402  (a claim section, left out of the page)
 
+from torch.nn.utils import parametrizations  # noqa: E402
+
 features = torch.randn(4, 2)
-layer(features).pow(2).mean().backward()
-for p in layer.parameters():
-    assert p.grad is not None and p.grad.shape == p.shape
+layer = torch.nn.Linear(2, 3)
+models = {
+    "Linear": layer,
+    "layers in a row": torch.nn.Sequential(
+        torch.nn.Linear(2, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1)
+    ),
+    "Bilinear": torch.nn.Bilinear(2, 2, 3),
+    "weight_norm": parametrizations.weight_norm(torch.nn.Linear(2, 3)),
+    "spectral_norm": parametrizations.spectral_norm(torch.nn.Linear(2, 3)),
+}
+for name, model in models.items():
+    parameters = list(model.parameters())
+    assert len(parameters) > 0, name
+    for p in parameters:
+        assert isinstance(p, torch.nn.Parameter), name
+        assert p.is_leaf and p.requires_grad and p.grad_fn is None, name
+    output = (
+        model(features, features) if name == "Bilinear" else model(features)
+    )
+    output.pow(2).mean().backward()
+    for p in parameters:
+        assert p.grad is not None and p.grad.shape == p.shape, name
+# with a parametrization, the layer's .weight is computed from its
+# parameters on each use: it is not a leaf, and not one of the parameters
+for name in ("weight_norm", "spectral_norm"):
+    weight = models[name].weight
+    assert not weight.is_leaf and weight.grad_fn is not None, name
+    assert all(weight is not p for p in models[name].parameters()), name
 # a weight made by an operation is not a leaf: backward() passes through it
 # and stores nothing in its .grad (reading it warns, and gives None)
 for make in (lambda t: t * 1, lambda t: t.clone(), lambda t: t + 0):

@@ -69,14 +69,21 @@ assert x.grad.item() == 2 * 3.0 + 2
 # --8<-- [end:claim-no-history]
 
 # --8<-- [start:claim-one-number]
-# backward() with no argument works on an output of one element, whatever
-# its shape, and raises on one of several elements, storing nothing
+# backward() with no argument works on an output of one real element,
+# whatever its shape and floating-point type, and raises on one of several
+# elements, storing nothing; a complex number is refused even alone
 ONE_NUMBER = "grad can be implicitly created only for scalar outputs"
-for shape in ((), (1,), (1, 1), (2,), (3, 1), (2, 3)):
-    leaf = torch.ones(shape, requires_grad=True)
-    message = backward_error(leaf * 2)
-    if leaf.numel() == 1:
-        assert message == "" and leaf.grad is not None, shape
-    else:
-        assert message == ONE_NUMBER and leaf.grad is None, shape
+ONE_REAL = "grad can be implicitly created only for real scalar outputs"
+real_types = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+for dtype in (*real_types, torch.complex64, torch.complex128):
+    for shape in ((), (1,), (1, 1), (2,), (3, 1), (2, 3)):
+        leaf = torch.ones(shape, dtype=dtype, requires_grad=True)
+        message = backward_error(leaf * 2)
+        if leaf.numel() > 1:
+            assert message == ONE_NUMBER and leaf.grad is None, (dtype, shape)
+        elif dtype in real_types:
+            assert message == "" and leaf.grad is not None, (dtype, shape)
+        else:
+            assert message.startswith(ONE_REAL), (dtype, shape)
+            assert leaf.grad is None, (dtype, shape)
 # --8<-- [end:claim-one-number]

@@ -149,4 +149,50 @@ def second_walk_refused(root):
 grad_after_first = w_fresh.grad.clone()
 assert second_walk_refused(loss_fresh)
 assert torch.equal(w_fresh.grad, grad_after_first)  # nothing was added
+# what is freed is the saved tensors: a saved number that is not a tensor,
+# the power node's exponent, stays readable
+assert pow_node._saved_exponent == 2
+
+
+# that is the default: for each way to run a backward pass, a plain call
+# frees the saved tensors, and retain_graph=True keeps them for a second
+# walk through the same graph, which adds to .grad once more
+def run_backward(how, root, leaves, **options):
+    if how == "loss.backward()":
+        root.backward(**options)
+    elif how == "torch.autograd.backward":
+        torch.autograd.backward(root, **options)
+    else:  # torch.autograd.grad returns the gradients instead of adding
+        for leaf, gradient in zip(
+            leaves, torch.autograd.grad(root, leaves, **options), strict=True
+        ):
+            leaf.grad = gradient if leaf.grad is None else leaf.grad + gradient
+
+
+for how in (
+    "loss.backward()",
+    "torch.autograd.backward",
+    "torch.autograd.grad",
+):
+    for retain in (False, True):
+        w_again = torch.tensor(0.5, requires_grad=True)
+        b_again = torch.tensor(0.0, requires_grad=True)
+        error_again = w_again * x + b_again - y
+        loss_again = error_again**2
+        options = {"retain_graph": True} if retain else {}
+        run_backward(how, loss_again, [w_again, b_again], **options)
+        first_grad = w_again.grad.clone()
+        assert saved_freed(loss_again.grad_fn, "_saved_self") is not retain
+        mul_again = error_again.grad_fn.next_functions[0][0].next_functions[0][
+            0
+        ]
+        assert saved_freed(mul_again, "_saved_other") is not retain
+        try:
+            run_backward(how, loss_again, [w_again, b_again])
+            refused = False
+        except RuntimeError as caught:
+            refused = "backward through the graph a second time" in str(caught)
+        assert refused is not retain, (how, retain)
+        expected = first_grad if not retain else 2 * first_grad
+        assert torch.equal(w_again.grad, expected), (how, retain)
 # --8<-- [end:claim-saved-freed]

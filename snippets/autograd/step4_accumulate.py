@@ -36,6 +36,14 @@ try:
 except RuntimeError as e:
     raised = "backward through the graph a second time" in str(e)
 assert raised
+# that first walk was a plain backward(): one with retain_graph=True keeps
+# the saved value, and the second backward() runs
+u = torch.tensor(1.0, requires_grad=True)
+kept_loss = rate * u
+kept_loss.backward(retain_graph=True)
+assert kept_loss.grad_fn._saved_other.item() == rate
+kept_loss.backward()
+assert u.grad.item() == 2 * rate
 # --8<-- [end:claim-same-loss-twice-raises]
 
 # --8<-- [start:reset]

@@ -70,10 +70,26 @@ for (
     cls
 ) in classes:  # every optimizer in torch.optim: another gradient, another step
     assert not torch.equal(first_step(cls, one), first_step(cls, other)), cls
-# a gradient pointing the same way but larger: Rprop and Adagrad take the
-# very same first step, plain gradient descent a larger one
-for cls in (torch.optim.Rprop, torch.optim.Adagrad):
-    assert torch.equal(first_step(cls, one), first_step(cls, 10 * one)), cls
+# a gradient pointing the same way but larger: Rprop takes the very same
+# first step at every size; Adagrad, whose first step is lr * g / (|g| + eps),
+# nearly the same one (within 2 %) exactly while each entry is at least 100
+# times its eps; plain gradient descent takes a larger one
+adagrad_eps = torch.optim.Adagrad([torch.zeros(1)]).defaults["eps"]
+for size in (1e-12, 1e-10, 1e-9, 1e-7, 1e-6, 1e-3, 1.0, 1e3, 1e6):
+    assert torch.equal(
+        first_step(torch.optim.Rprop, size * one),
+        first_step(torch.optim.Rprop, 10 * size * one),
+    ), size
+    small = first_step(torch.optim.Adagrad, size * one)
+    large = first_step(torch.optim.Adagrad, 10 * size * one)
+    expected = lr * size * one / (size * one.abs() + adagrad_eps)
+    assert bool(((small + expected).abs() <= 1e-3 * small.abs()).all()), size
+    near = bool(((small - large).abs() <= 0.02 * large.abs()).all())
+    assert near == (size * one.abs().min().item() >= 100 * adagrad_eps), size
+assert torch.equal(  # at the sizes of the page's gradient, the very same
+    first_step(torch.optim.Adagrad, one),
+    first_step(torch.optim.Adagrad, 10 * one),
+)
 sgd_small = first_step(torch.optim.SGD, one)
 sgd_large = first_step(torch.optim.SGD, 10 * one)
 assert bool((sgd_large.abs() > sgd_small.abs()).all())

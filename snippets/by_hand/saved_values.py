@@ -44,6 +44,23 @@ for batch in (1, 4, 16):
         except RuntimeError as error:
             kept = "freed" not in str(error)
         assert not kept
+# that is a plain backward(): with retain_graph=True the saved values stay,
+# the same tensors, for another backward()
+for batch in (1, 4, 16):
+    first, second = torch.nn.Linear(3, 5), torch.nn.Linear(5, 2)
+    hidden = torch.relu(first(torch.ones(batch, 3)))
+    out = second(hidden)
+    out.sum().backward(retain_graph=True)
+    assert out.grad_fn._saved_mat1.shape == (batch, 5)
+    assert torch.equal(hidden.grad_fn._saved_result, hidden)
+    out.sum().backward()  # the second walk has them
+    assert torch.equal(
+        first.bias.grad,
+        2
+        * torch.autograd.grad(
+            second(torch.relu(first(torch.ones(batch, 3)))).sum(), first.bias
+        )[0],
+    )
 # --8<-- [end:claim-saved-until-backward]
 
 # --8<-- [start:claim-node-keeps-local-slope]
@@ -139,4 +156,25 @@ for width in (4, 32, 256):
     assert len(state_storages) == 2 * len(weights)
     assert not state_storages & (held | grad_storages)
     assert sum(v.nbytes for v in state_tensors) == 2 * weight_bytes
+    # the optimizer's state depends on the optimizer: none for plain SGD,
+    # up to several tensors the size of each weight for others
+    for make, copies in (
+        (lambda q: torch.optim.SGD(q, lr=0.1), 0),
+        (lambda q: torch.optim.SGD(q, lr=0.1, momentum=0.9), 1),
+        (lambda q: torch.optim.Adagrad(q), 1),
+        (lambda q: torch.optim.Adam(q), 2),
+        (lambda q: torch.optim.Adam(q, amsgrad=True), 3),
+    ):
+        chosen = make(weights)
+        chosen.step()
+        kept = [
+            v
+            for q in weights
+            for v in chosen.state[q].values()
+            if isinstance(v, torch.Tensor) and v.shape == q.shape
+        ]
+        kept_storages = {v.untyped_storage().data_ptr() for v in kept}
+        assert len(kept_storages) == copies * len(weights)
+        assert not kept_storages & (held | grad_storages)
+        assert sum(v.nbytes for v in kept) == copies * weight_bytes
 # --8<-- [end:claim-training-holds-more]
