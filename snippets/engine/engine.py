@@ -438,8 +438,9 @@ assert len(walked) == steps
 # to, so a value keeps what an earlier walk left: a second backward() on the
 # same graph passes the intermediate values' old gradients on again. A leaf
 # whose only user is the output gets exactly twice; with values in between,
-# on the fit's graph far more than twice, on other graphs less, even zero. PyTorch's second walk
-# (retain_graph=True) adds exactly one more on every one of these graphs
+# on the fit's graph far more than twice, on other graphs less, even zero.
+# PyTorch's second walk (retain_graph=True) adds exactly one more on every
+# one of these graphs
 def engine_two_walks(build, *starts):
     leaves = [Value(start) for start in starts]
     top = build(*leaves)
@@ -477,7 +478,7 @@ more_than_twice = [
     (lambda leaf: ((leaf * 3.0 - 1.0) ** 2) * 2.0, (3.0,)),
     (fit_graph, (start_w, 0.0)),  # the fit's graph, at the fit's start
 ]
-exactly_twice = [  # the output is the leaf's only user: no value between
+exactly_twice = [  # the output is the leaf's only user, or by chance
     (lambda leaf: leaf * 3.0, (1.0,)),
     (lambda leaf: leaf * leaf, (-1.5,)),
     (lambda leaf, other: leaf * other, (2.0, 0.5)),
@@ -507,7 +508,9 @@ for cases, ratio_holds in [
             assert ratio_holds(e2 / e1)
 # on the fit's graph, far more than twice: over ten times, weight and bias
 fit_first, fit_second = engine_two_walks(fit_graph, start_w, 0.0)
-assert all(f2 / f1 > 10.0 for f1, f2 in zip(fit_first, fit_second, strict=True))
+assert all(
+    f2 / f1 > 10.0 for f1, f2 in zip(fit_first, fit_second, strict=True)
+)
 # a leaf's grad set before backward() is added to, not replaced
 preset = Value(2.0)
 backward(preset * 5.0)
