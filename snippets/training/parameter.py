@@ -95,6 +95,8 @@ for make in (torch.nn.ParameterList, torch.nn.ParameterDict):
         [kept] if make is torch.nn.ParameterList else {"k": kept}
     )
     assert [p for p in holder.parameters()] == [kept]
+import warnings  # noqa: E402  (a claim section, left out of the page)
+
 # a model with one registered layer and more in a plain list: the optimizer
 # is built without a word, and a step leaves the listed layers as they were;
 # with no registered parameter at all, the optimizer refuses the empty list
@@ -106,12 +108,15 @@ for optimizer_class in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
         layer.weight.detach().clone() for layer in stack_check.rest
     ]
     first_before = stack_check.first.weight.detach().clone()
-    check_optimizer = optimizer_class(stack_check.parameters(), lr=0.1)
-    check_inputs = stack_check.first(torch.ones(1, 2))
-    for layer in stack_check.rest:
-        check_inputs = layer(check_inputs)
-    check_inputs.sum().backward()
-    check_optimizer.step()
+    with warnings.catch_warnings(record=True) as stack_warnings:
+        warnings.simplefilter("always")  # nothing warns, at any of these calls
+        check_optimizer = optimizer_class(stack_check.parameters(), lr=0.1)
+        check_inputs = stack_check.first(torch.ones(1, 2))
+        for layer in stack_check.rest:
+            check_inputs = layer(check_inputs)
+        check_inputs.sum().backward()
+        check_optimizer.step()
+    assert stack_warnings == []
     assert not torch.equal(first_before, stack_check.first.weight)
     assert all(
         torch.equal(before, layer.weight)
