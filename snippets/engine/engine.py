@@ -436,33 +436,81 @@ assert len(walked) == steps
 # --8<-- [start:claim-engine-no-reset]
 # backward() sets only the output's grad; every other value's grad is added
 # to, so a value keeps what an earlier walk left: a second backward() on the
-# same graph passes the intermediate values' old gradients on again, and the
-# leaf's gradient grows by more than one walk's worth, where PyTorch's second
-# walk (retain_graph=True) adds exactly one more
-def engine_two_walks(start):
-    leaf = Value(start)
-    top = ((leaf * 3.0 - 1.0) ** 2) * 2.0
+# same graph passes the intermediate values' old gradients on again. A leaf
+# whose only user is the output gets exactly twice; with values in between,
+# on the fit's graph far more than twice, on other graphs less, even zero.
+# PyTorch's second walk (retain_graph=True) adds exactly one more on every
+# one of these graphs
+def engine_two_walks(build, *starts):
+    leaves = [Value(start) for start in starts]
+    top = build(*leaves)
     backward(top)
-    first_walk = leaf.grad
+    first_walk = [leaf.grad for leaf in leaves]
     backward(top)
-    return first_walk, leaf.grad
+    return first_walk, [leaf.grad for leaf in leaves]
 
 
-def torch_two_walks(start):
-    tleaf = torch.tensor(start, dtype=torch.float64, requires_grad=True)
-    ttop = ((tleaf * 3.0 - 1.0) ** 2) * 2.0
+def torch_two_walks(build, *starts):
+    tleaves = [
+        torch.tensor(start, dtype=torch.float64, requires_grad=True)
+        for start in starts
+    ]
+    ttop = build(*tleaves)
     ttop.backward(retain_graph=True)
-    first_walk = tleaf.grad.item()
+    first_walk = [tleaf.grad.item() for tleaf in tleaves]
     ttop.backward()
-    return first_walk, tleaf.grad.item()
+    return first_walk, [tleaf.grad.item() for tleaf in tleaves]
 
 
-for two_walk_start in (-2.0, 0.5, 1.0, 3.0):
-    engine_first, engine_second = engine_two_walks(two_walk_start)
-    torch_first, torch_second = torch_two_walks(two_walk_start)
-    assert abs(engine_first - torch_first) <= 1e-9 * abs(torch_first)
-    assert abs(torch_second - 2 * torch_first) <= 1e-9 * abs(torch_first)
-    assert abs(engine_second) > abs(2 * engine_first) * 1.5
+def fit_graph(fit_w, fit_b):
+    """The fit's loss, as the fit section builds it, at one weight and bias."""
+    fit_loss = 0.0
+    for xi, yi in zip(data_x.tolist(), data_y.tolist(), strict=True):
+        fit_loss = fit_loss + (fit_w * xi + fit_b - yi) ** 2
+    return fit_loss * (1.0 / n)
+
+
+# the graph, and how the engine's second walk leaves each leaf's gradient,
+# as a ratio to its first walk's: above two, exactly two, below two, zero
+more_than_twice = [
+    (lambda leaf: ((leaf * 3.0 - 1.0) ** 2) * 2.0, (-2.0,)),
+    (lambda leaf: ((leaf * 3.0 - 1.0) ** 2) * 2.0, (0.5,)),
+    (lambda leaf: ((leaf * 3.0 - 1.0) ** 2) * 2.0, (3.0,)),
+    (fit_graph, (start_w, 0.0)),  # the fit's graph, at the fit's start
+]
+exactly_twice = [  # the output is the leaf's only user, or by chance
+    (lambda leaf: leaf * 3.0, (1.0,)),
+    (lambda leaf: leaf * leaf, (-1.5,)),
+    (lambda leaf, other: leaf * other, (2.0, 0.5)),
+    # values in between, and yet twice: their old gradients cancel out here
+    (lambda leaf: leaf * (-2.0) + (leaf * 1.0) * 1.0, (1.0,)),
+]
+less_than_twice = [
+    (lambda leaf: leaf + leaf * (-0.5), (1.0,)),
+    (lambda leaf: leaf + leaf * (-0.5), (-3.0,)),
+]
+to_zero = [(lambda leaf: leaf * 2.0 - (leaf * 2.0) * 0.75, (1.0,))]
+for cases, ratio_holds in [
+    (more_than_twice, lambda ratio: ratio > 2.0),
+    (exactly_twice, lambda ratio: ratio == 2.0),
+    (less_than_twice, lambda ratio: 0.0 < ratio < 2.0),
+    (to_zero, lambda ratio: ratio == 0.0),
+]:
+    for build, starts in cases:
+        engine_first, engine_second = engine_two_walks(build, *starts)
+        torch_first, torch_second = torch_two_walks(build, *starts)
+        for e1, e2, t1, t2 in zip(
+            engine_first, engine_second, torch_first, torch_second, strict=True
+        ):
+            # the first walk is right; PyTorch's second adds one more
+            assert abs(e1 - t1) <= 1e-9 * abs(t1)
+            assert abs(t2 - 2 * t1) <= 1e-9 * abs(t1)
+            assert ratio_holds(e2 / e1)
+# on the fit's graph, far more than twice: over ten times, weight and bias
+fit_first, fit_second = engine_two_walks(fit_graph, start_w, 0.0)
+assert all(
+    f2 / f1 > 10.0 for f1, f2 in zip(fit_first, fit_second, strict=True)
+)
 # a leaf's grad set before backward() is added to, not replaced
 preset = Value(2.0)
 backward(preset * 5.0)
@@ -863,6 +911,51 @@ def in_place_error(operation):
 
 for operation in (lambda u, t: u * t, lambda u, t: u**2 * t):
     assert "modified by an inplace operation" in in_place_error(operation)
+
+
+# noticed: an in-place operation on the saved tensor itself, on a view of
+# it, on its detach(), also under no_grad; not noticed: a write through
+# .data or through a NumPy array sharing its memory, which gives a wrong
+# gradient without an error (beyond-scalars.md teaches those two)
+def change_then_backward(change):
+    """out = made * x with made = 2, changed after the forward; x.grad."""
+    leaf = torch.tensor(2.0, requires_grad=True)
+    x = torch.tensor(1.0, requires_grad=True)
+    made = leaf * 1.0
+    out = made * x  # the product saves made, for x's local derivative
+    change(made)
+    try:
+        out.backward()
+    except RuntimeError as error:
+        assert "modified by an inplace operation" in str(error)
+        return None
+    return x.grad.item()
+
+
+def under_no_grad(made):
+    with torch.no_grad():
+        made.mul_(50.0)
+
+
+def numpy_write(made):
+    array = made.detach().numpy()
+    array *= 50.0
+
+
+noticed = [
+    lambda made: made.mul_(50.0),
+    lambda made: made.add_(1.0),
+    lambda made: made.zero_(),
+    lambda made: made.copy_(torch.tensor(7.0)),
+    lambda made: made.view(1).mul_(50.0),
+    lambda made: made.detach().mul_(50.0),
+    under_no_grad,
+]
+for change in noticed:
+    assert change_then_backward(change) is None
+for change in (lambda made: made.data.mul_(50.0), numpy_write):
+    assert change_then_backward(change) == 100.0  # the right x.grad is 2
+assert change_then_backward(lambda made: None) == 2.0
 # backward() frees what the nodes saved, by default; retain_graph=True keeps
 # it for another backward. The tensor x itself stays, held by the code
 kept_w = torch.tensor(0.5, requires_grad=True)

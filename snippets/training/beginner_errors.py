@@ -92,25 +92,43 @@ print("converted: ", layer(torch.tensor([[1, 2]]).float()).shape)
 # --8<-- [end:integer_data]
 
 # --8<-- [start:claim-data-dtype]
-# a Linear layer takes input of its weights' dtype only: every other dtype,
-# integer or floating, raises a RuntimeError; its own dtype works
+# outside autocast, a Linear layer takes input of its weights' dtype only:
+# every other dtype, integer or floating, raises a RuntimeError. Under
+# torch.autocast (CPU, bfloat16 or float16), a float32 layer also takes
+# float16 and bfloat16 input; integers are refused either way
+floating_low = (torch.float16, torch.bfloat16)
+autocasts = (None, torch.bfloat16, torch.float16)  # None: no autocast
 for layer_dtype in (torch.float32, torch.float64):
     dtype_layer = torch.nn.Linear(3, 2, dtype=layer_dtype)
-    for data_dtype in (
-        torch.int64,
-        torch.int32,
-        torch.int16,
-        torch.int8,
-        torch.uint8,
-        torch.float16,
-        torch.float32,
-        torch.float64,
-    ):
-        data = torch.ones(4, 3, dtype=data_dtype)
-        try:
-            dtype_layer(data)
-            raised = False
-        except RuntimeError:
-            raised = True
-        assert raised == (data_dtype != layer_dtype), (layer_dtype, data_dtype)
+    for cast in autocasts:
+        for data_dtype in (
+            torch.int64,
+            torch.int32,
+            torch.int16,
+            torch.int8,
+            torch.uint8,
+            torch.bool,
+            torch.float16,
+            torch.bfloat16,
+            torch.float32,
+            torch.float64,
+        ):
+            data = torch.ones(4, 3, dtype=data_dtype)
+            try:
+                if cast is None:
+                    dtype_layer(data)
+                else:
+                    with torch.autocast("cpu", dtype=cast):
+                        dtype_layer(data)
+                raised = False
+            except RuntimeError:
+                raised = True
+            taken = data_dtype == layer_dtype or (
+                cast is not None
+                and layer_dtype == torch.float32
+                and data_dtype in floating_low
+            )
+            assert raised == (not taken), (layer_dtype, cast, data_dtype)
+            if not data_dtype.is_floating_point:
+                assert raised  # integers and bool: refused in every case
 # --8<-- [end:claim-data-dtype]

@@ -1,5 +1,7 @@
 # What backward keeps: the saved tensors, counted; and checkpointing.
 # --8<-- [start:model]
+import warnings
+
 import torch
 from torch.utils.checkpoint import checkpoint
 
@@ -65,6 +67,33 @@ for name, (count, size, calls, _, handed) in [
     print(f" {size / 1024:4.0f} KiB   layer forwards: {calls}")
 # --8<-- [end:measure]
 
+
+# --8<-- [start:default]
+def segments_default(inputs):
+    """segments() as it reads without the flag."""
+    half = depth // 2
+    first = torch.nn.Sequential(*layers[:half])
+    second = torch.nn.Sequential(*layers[half:])
+    return checkpoint(second, checkpoint(first, inputs))
+
+
+model.zero_grad()  # no layer has a gradient
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")  # collect the warnings, to print them here
+    output = segments_default(batch)
+for warning in caught:
+    print(
+        "warning:", str(warning.message).split(". ")[0]
+    )  # its first sentence
+print("output requires_grad:", output.requires_grad)
+try:
+    output.pow(2).mean().backward()
+except RuntimeError as error:
+    print(f"{type(error).__name__}: {error}")
+got = sum(layer[0].weight.grad is not None for layer in layers)
+print(f"layers with a gradient: {got} of {depth}")
+# --8<-- [end:default]
+
 # --8<-- [start:claim-checkpoint]
 # fewer bytes kept, the same gradients, more forward computation
 assert checkpointed[1] < plain[1]
@@ -101,4 +130,113 @@ with warnings.catch_warnings(record=True) as explicit_warnings:
         torch.nn.Linear(width, width), reentrant_input, use_reentrant=False
     )
 assert not any("use_reentrant" in str(w.message) for w in explicit_warnings)
+
+
+# left out, the flag acts as use_reentrant=True, the older implementation:
+# it records a segment only when one of its inputs requires a gradient, so
+# with none (as this page's batch), no layer gets a gradient and backward()
+# raises; use_reentrant=False records the segment either way
+def checkpointed_grads(flag, needs_grad, two_inputs=False):
+    """The layers' gradients after backward, or None if backward raised."""
+    torch.manual_seed(1)
+    lin_a, lin_b = torch.nn.Linear(4, 4), torch.nn.Linear(4, 4)
+    x = torch.randn(3, 4, requires_grad=needs_grad)
+    other = torch.randn(3, 4, requires_grad=True)
+    flag_kwargs = {} if flag is None else {"use_reentrant": flag}
+    with warnings.catch_warnings(record=True) as grads_warnings:
+        warnings.simplefilter("always")
+        if two_inputs:  # x and another input that requires a gradient
+            out = checkpoint(
+                lambda u, v: lin_b(lin_a(u) + v), x, other, **flag_kwargs
+            )
+        else:
+            out = checkpoint(
+                lambda u: lin_b(torch.tanh(lin_a(u))), x, **flag_kwargs
+            )
+    none_needs = not needs_grad and not two_inputs
+    warned = any(
+        "None of the inputs" in str(w.message) for w in grads_warnings
+    )
+    assert warned == (flag is not False and none_needs)
+    try:
+        out.pow(2).sum().backward()
+    except RuntimeError as error:
+        assert "does not require grad" in str(error)
+        assert out.grad_fn is None
+        return None
+    return [lin.weight.grad.clone() for lin in (lin_a, lin_b)]
+
+
+for flag in (None, True):
+    assert checkpointed_grads(flag, needs_grad=False) is None
+    with_input = checkpointed_grads(flag, needs_grad=True)
+    one_of_two = checkpointed_grads(flag, needs_grad=False, two_inputs=True)
+    for got_grads, reference in [
+        (with_input, checkpointed_grads(False, needs_grad=True)),
+        (
+            one_of_two,
+            checkpointed_grads(False, needs_grad=False, two_inputs=True),
+        ),
+    ]:
+        assert all(
+            torch.equal(a, b)
+            for a, b in zip(got_grads, reference, strict=True)
+        )
+for needs_grad in (False, True):
+    assert checkpointed_grads(False, needs_grad) is not None
+# the shown run: the default recorded nothing, warned so for each half, and
+# no layer got a gradient
+assert got == 0 and not output.requires_grad
+none_warned = [w for w in caught if "None of the inputs" in str(w.message)]
+assert len(none_warned) == 2
 # --8<-- [end:claim-use-reentrant]
+
+# --8<-- [start:claim-memory-parts]
+# the graph's saved tensors come on top of the parameters, their gradients
+# and the optimizer's state: with Adam, on a model like the one above, none
+# of the saved tensors (the weights left out, as in measure) shares memory
+# with those, and those hold more bytes than the saved tensors
+torch.manual_seed(2)
+parts_model = torch.nn.Sequential(
+    *[
+        torch.nn.Sequential(torch.nn.Linear(width, width), torch.nn.Tanh())
+        for _ in range(depth)
+    ]
+)
+parts_optimizer = torch.optim.Adam(parts_model.parameters(), lr=1e-3)
+parts_weights = {
+    p.untyped_storage().data_ptr() for p in parts_model.parameters()
+}
+parts_batch = torch.randn(64, width)
+parts_saved = {}  # bytes of each saved memory block, for one step
+
+
+def keep_saved(tensor):
+    storage = tensor.untyped_storage()
+    if storage.data_ptr() not in parts_weights:
+        parts_saved[storage.data_ptr()] = storage.nbytes()
+    return tensor
+
+
+for parts_step in range(2):  # the second step has optimizer state already
+    parts_saved.clear()
+    parts_optimizer.zero_grad()
+    with torch.autograd.graph.saved_tensors_hooks(keep_saved, lambda t: t):
+        parts_loss = parts_model(parts_batch).pow(2).mean()
+    parts_loss.backward()
+    parts_optimizer.step()
+    others = list(parts_model.parameters())
+    others += [p.grad for p in parts_model.parameters()]
+    others += [
+        value
+        for state in parts_optimizer.state.values()
+        for value in state.values()
+        if value.dim() > 0  # exp_avg and exp_avg_sq; not the step count
+    ]
+    other_storages = {t.untyped_storage().data_ptr(): t for t in others}
+    assert len(other_storages) == len(others) == 4 * 2 * depth  # all distinct
+    assert not set(parts_saved) & set(other_storages)
+    other_bytes = sum(t.untyped_storage().nbytes() for t in others)
+    assert 0 < sum(parts_saved.values()) < other_bytes
+    assert parts_step == 0 or len(parts_optimizer.state) == 2 * depth
+# --8<-- [end:claim-memory-parts]

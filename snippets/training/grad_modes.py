@@ -100,6 +100,27 @@ def switches_off_inside():
 
 assert not switches_off_inside()
 assert torch.is_grad_enabled() and (mode_leaf * 3).grad_fn is not None
+# so does a with block of inference_mode; a with block of anything else
+# (autocast, anomaly detection, saved-tensor hooks, a block that does
+# nothing) gives nothing back: the plain call stays in force after it
+import contextlib  # noqa: E402  (a claim section, left out of the page)
+import warnings  # noqa: E402
+
+for enclosing in (torch.inference_mode, lambda: torch.inference_mode(True)):
+    with enclosing():
+        torch.set_grad_enabled(False)
+    assert torch.is_grad_enabled() and (mode_leaf * 3).grad_fn is not None
+for other_block in (
+    lambda: torch.autocast("cpu"),
+    torch.autograd.detect_anomaly,
+    lambda: torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t),
+    contextlib.nullcontext,
+):
+    with warnings.catch_warnings(record=True), other_block():
+        torch.set_grad_enabled(False)  # anomaly detection's warning kept
+    assert not torch.is_grad_enabled() and (mode_leaf * 3).grad_fn is None
+    torch.set_grad_enabled(True)
+assert torch.is_grad_enabled()
 # --8<-- [end:claim-modes-restore]
 
 # --8<-- [start:inference]
