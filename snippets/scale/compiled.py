@@ -218,3 +218,26 @@ for trace_scale in [2.0, -1.0]:
     trace_c(x * trace_scale, trace_w).backward()
 assert len(trace_seen) == trace_calls
 # --8<-- [end:claim-trace]
+
+
+# --8<-- [start:claim-compile-order]
+# aot_function compiles the forward graph when the compiled function is
+# first called, and the backward graph only when backward() first runs
+for order_f in [f, g]:
+    order_seen = []
+
+    def order_compiler(order_name, order_seen=order_seen):
+        def order_compile(graph_module, example_inputs):
+            order_seen.append(order_name)
+            return make_boxed_func(graph_module.forward)
+
+        return order_compile
+
+    order_c = aot_function(
+        order_f, order_compiler("forward"), order_compiler("backward")
+    )
+    order_loss = order_c(x, w.detach().clone().requires_grad_())
+    assert order_seen == ["forward"]
+    order_loss.backward()
+    assert order_seen == ["forward", "backward"]
+# --8<-- [end:claim-compile-order]

@@ -111,7 +111,8 @@ if __name__ == "__main__":
 
 
 # --8<-- [start:claim-ddp-edges]
-# the cases a skeptic tries, in two more processes: all-reduce adds up (its
+# the cases a skeptic tries, in two more processes: each knows its rank
+# and the number of processes; all-reduce adds up (its
 # default op is a sum), and DDP divides by the number of processes first,
 # so a hook that only all-reduces gives twice the average; a forward pass
 # outside no_sync() with backward() inside is still all-reduced; parts of
@@ -121,7 +122,7 @@ def edge_worker(rank, world, meeting, edge_results):
     dist.init_process_group(
         "gloo", init_method=meeting, rank=rank, world_size=world
     )
-    edge = {}
+    edge = {"rank": dist.get_rank(), "world": dist.get_world_size()}
     edge_t = torch.tensor([rank + 1.0])
     dist.all_reduce(edge_t)
     edge["sum"] = edge_t.item()
@@ -178,6 +179,9 @@ if __name__ == "__main__":
     )
     edge_by = dict(sorted(edge_results.get() for _ in range(world)))
     edge_0, edge_1 = edge_by[0], edge_by[1]
+    # each process's rank is its number, from 0 to the number of processes
+    assert [edge_by[r]["rank"] for r in range(world)] == list(range(world))
+    assert edge_0["world"] == edge_1["world"] == world
     assert edge_0["sum"] == edge_1["sum"] == 3.0
     edge_twice = torch.tensor(edge_0["plain_hook"])
     assert torch.allclose(edge_twice, 2 * whole, rtol=0, atol=1e-5)
