@@ -203,13 +203,15 @@ for under_value in [1e-8, 2e-8, 2.9e-8]:
 # --8<-- [end:claim-underflow]
 
 # --8<-- [start:claim-saved]
-# this run: under float16 autocast, without the scaler, entries of the
+# this run: under float16 autocast, without the scaler, two entries of the
 # weight's gradient are 0 where float32's are not; with it, none is 0 and
 # each is within 1% of float32's; bfloat16 without a scaler: none is 0
 saved_ref = reference.weight.grad
 assert (saved_ref != 0).all()
 saved_lost = weight_gradient(torch.float16, False)
 assert (saved_lost == 0).sum() >= 2
+# the one entry left is float16's smallest number above zero
+assert sorted(saved_lost.abs().flatten().tolist()) == [0.0, 0.0, 2.0**-24]
 saved_kept = weight_gradient(torch.float16, True)
 assert (saved_kept != 0).all()
 assert ((saved_kept - saved_ref).abs() < 0.01 * saved_ref.abs()).all()
