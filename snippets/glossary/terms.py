@@ -28,7 +28,8 @@ print(f"after one step: w = {w.item():.4f}, b = {b.item():.4f}")
 # --8<-- [start:claim-tensor]
 # a tensor has a shape and a dtype, inferred from the data: float32 for
 # Python floats and for zeros, ones, randn; int64 for integers (arange of
-# integers too); only a floating-point tensor can require a gradient
+# integers too); only a floating-point (or complex) tensor can require a
+# gradient
 grid = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 assert grid.shape == (2, 3) and grid.dtype == torch.float32
 for floating in (
@@ -58,7 +59,12 @@ for ask in (
     lambda: torch.tensor([True, False], requires_grad=True),
 ):
     assert refused(ask).lower().startswith("only tensors of floating point")
-assert refused(lambda: torch.tensor([1.0, 2.0], requires_grad=True)) == ""
+for allowed in (
+    lambda: torch.tensor([1.0, 2.0], requires_grad=True),
+    lambda: torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True),
+    lambda: torch.tensor([1 + 2j], requires_grad=True),
+):
+    assert refused(allowed) == ""
 # --8<-- [end:claim-tensor]
 
 # --8<-- [start:claim-requires-grad]
