@@ -243,3 +243,28 @@ def test_a_zygote_that_sends_a_malformed_message_is_stopped_and_said_to_have_die
         "the runner's zygote sent a malformed message (no message type None); stopped"
     )
     assert not z.alive()
+
+
+# torch.compile's cache folder, as torch finds it (a first torch.compile makes it there).
+COMPILE_CACHE = """\
+import os
+import tempfile
+
+from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+folder = cache_dir()
+print(folder.startswith(tempfile.gettempdir()), os.path.isdir(folder))
+"""
+
+
+def test_a_preload_that_fixed_torch_compiles_cache_leaves_the_run_its_own(tmp_path):
+    """Importing torch._dynamo in the extended zygote writes its cache folder, under the
+    zygote's temporary folder, into the environment every child inherits; a run may not write
+    there, so the run gets torch's cache in its own temporary folder, as a reader's torch.compile
+    makes it in theirs."""
+    project = in_project(tmp_path, {"snippets/compile_cache.py": COMPILE_CACHE})
+    asked = {"compile_cache": ["torch._dynamo"]}
+    jobs = [("compile_cache", {}, 120)]
+    outcome = pool.run(project, jobs, 1, True, snippet_preloads=asked)["compile_cache"]
+    assert outcome.result.status == "ok", outcome.result.error
+    assert outcome.output == b"True True\n"

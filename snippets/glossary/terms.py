@@ -26,10 +26,45 @@ print(f"after one step: w = {w.item():.4f}, b = {b.item():.4f}")
 # --8<-- [end:words]
 
 # --8<-- [start:claim-tensor]
-# a tensor has a shape and a dtype; float32 unless told otherwise
+# a tensor has a shape and a dtype, inferred from the data: float32 for
+# Python floats and for zeros, ones, randn; int64 for integers (arange of
+# integers too); only a floating-point (or complex) tensor can require a
+# gradient
 grid = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 assert grid.shape == (2, 3) and grid.dtype == torch.float32
-assert torch.tensor([1, 2]).dtype == torch.int64
+for floating in (
+    torch.tensor(2.5),
+    torch.tensor([1.0, 2.0]),
+    torch.zeros(2),
+    torch.ones(2, 3),
+    torch.randn(3),
+):
+    assert floating.dtype == torch.float32
+for integral in (torch.tensor(3), torch.tensor([1, 2]), torch.arange(12)):
+    assert integral.dtype == torch.int64
+
+
+def refused(make):
+    """PyTorch's message when make() asks for a gradient, or ""."""
+    try:
+        make()
+    except RuntimeError as caught:
+        return str(caught)
+    return ""
+
+
+for ask in (
+    lambda: torch.tensor([1, 2], requires_grad=True),
+    lambda: torch.arange(3).requires_grad_(),
+    lambda: torch.tensor([True, False], requires_grad=True),
+):
+    assert refused(ask).lower().startswith("only tensors of floating point")
+for allowed in (
+    lambda: torch.tensor([1.0, 2.0], requires_grad=True),
+    lambda: torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True),
+    lambda: torch.tensor([1 + 2j], requires_grad=True),
+):
+    assert refused(allowed) == ""
 # --8<-- [end:claim-tensor]
 
 # --8<-- [start:claim-requires-grad]
@@ -40,6 +75,14 @@ plain = torch.tensor([1.0, 2.0])
 for op in (torch.exp, torch.sin, lambda t: t * 3, lambda t: t.sum()):
     assert op(asked).requires_grad and op(asked).grad_fn is not None
     assert not op(plain).requires_grad and op(plain).grad_fn is None
+    # unless recording is turned off
+    for off in (torch.no_grad, torch.inference_mode):
+        with off():
+            assert not op(asked).requires_grad and op(asked).grad_fn is None
+    with torch.set_grad_enabled(False):
+        assert op(asked).grad_fn is None
+# a comparison's result is bool, and requires no gradient
+assert (asked > 1).dtype == torch.bool and not (asked > 1).requires_grad
 # --8<-- [end:claim-requires-grad]
 
 # --8<-- [start:claim-grad-fn]
@@ -68,6 +111,17 @@ import warnings  # noqa: E402 (for this claim alone)
 with warnings.catch_warnings():  # reading a non-leaf's .grad warns
     warnings.simplefilter("ignore")
     assert between.grad is None and result.grad is None
+# a tensor made from one that requires a gradient, even on the line that
+# created it, is a result, not a leaf, and gets no .grad
+for not_leaf in (
+    torch.randn(3, requires_grad=True) * 0.01,
+    torch.randn(3, requires_grad=True).double(),
+):
+    assert not not_leaf.is_leaf and not_leaf.grad_fn is not None
+    not_leaf.sum().backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert not_leaf.grad is None
 # --8<-- [end:claim-leaf]
 
 # --8<-- [start:claim-graph]
@@ -97,8 +151,18 @@ f_w = torch.tensor([1.0, -2.0], requires_grad=True)
 f_b = torch.tensor(0.5, requires_grad=True)
 f_loss = ((f_w * 3.0 + f_b) ** 2).sum()
 f_loss.backward()
-assert torch.equal(f_w.grad, 2 * (f_w.detach() * 3.0 + 0.5) * 3.0)
+f_expected = 2 * (f_w.detach() * 3.0 + 0.5) * 3.0
+assert torch.equal(f_w.grad, f_expected)
 assert f_b.grad.item() == (2 * (f_w.detach() * 3.0 + 0.5)).sum().item()
+# it adds: each further backward pass adds its gradient to .grad; a leaf
+# that does not require a gradient keeps .grad at None
+f_x = torch.tensor(2.0)
+f_total = f_expected.clone()
+for _f_pass in range(3):
+    ((f_w * f_x + f_b) ** 2).sum().backward()
+    f_total += 2 * (f_w.detach() * 2.0 + 0.5) * 2.0
+    assert torch.allclose(f_w.grad, f_total, rtol=1e-6, atol=0)
+    assert f_x.is_leaf and f_x.grad is None
 # --8<-- [end:claim-backward-pass]
 
 # --8<-- [start:claim-gradient]
@@ -237,6 +301,13 @@ for size in (1e-3, 1.0, 1e3):
     assert torch.allclose(moved, expected_move, rtol=1e-5, atol=0)
     about_lr = torch.full((2,), 0.01)
     assert torch.allclose(moved.abs(), about_lr, rtol=1e-3, atol=0)
+# a gradient not much larger than eps moves the weight far less than lr
+for tiny_size in (1e-8, 1e-10):
+    tiny_w = torch.tensor([1.0], requires_grad=True)
+    tiny_adam = torch.optim.Adam([tiny_w], lr=0.01)
+    (tiny_w * tiny_size).sum().backward()
+    tiny_adam.step()
+    assert (1.0 - tiny_w.item()) < 0.6 * 0.01
 # --8<-- [end:claim-adam]
 
 # --8<-- [start:claim-adamw]
@@ -350,6 +421,23 @@ def inplace_error(edit):
 
 for edit in (lambda t: t.mul_(2.0), lambda t: t.__setitem__(0, 5.0)):
     assert "modified by an inplace operation" in inplace_error(edit)
+# on a leaf that requires a gradient, the three spellings raise outside
+# no_grad, and work inside it
+for edit in (
+    lambda t: t.__isub__(0.1),
+    lambda t: t.sub_(0.1),
+    lambda t: t.__setitem__(0, 5.0),
+):
+    weight = torch.tensor([1.0, 2.0], requires_grad=True)
+    try:
+        edit(weight)
+        leaf_message = ""
+    except RuntimeError as caught:
+        leaf_message = str(caught)
+    assert "leaf Variable that requires grad is being used" in leaf_message
+    with torch.no_grad():
+        edit(weight)
+    assert weight._version == 1 and weight.is_leaf
 # --8<-- [end:claim-in-place]
 
 # --8<-- [start:claim-batches]
@@ -449,3 +537,264 @@ for mix_shape in ((4, 3), (1, 3), (2, 5, 3)):
     for mix_p in mix_model.parameters():
         assert mix_p.dtype == mix_p.grad.dtype == torch.float32
 # --8<-- [end:claim-mixed-precision]
+
+# --8<-- [start:claim-detach]
+# detach(): the same numbers in the same memory, not recorded (no grad_fn,
+# no gradient required), and no gradient flows back through it
+det_w = torch.tensor([1.0, 2.0], requires_grad=True)
+det_y = det_w * 3.0
+det_d = det_y.detach()
+assert torch.equal(det_d, det_y) and det_d.data_ptr() == det_y.data_ptr()
+assert det_d.grad_fn is None and not det_d.requires_grad
+assert (det_d * 2).grad_fn is None
+(det_y * det_d).sum().backward()  # the path through det_d passes nothing
+assert torch.equal(det_w.grad, 3.0 * det_d)
+# --8<-- [end:claim-detach]
+
+# --8<-- [start:claim-eager]
+# eager: each operation runs, and is recorded, when Python reaches it: the
+# value and grad_fn exist before any backward
+eager_w = torch.tensor(2.0, requires_grad=True)
+for eager_op, eager_value, eager_node in (
+    (lambda t: t * 3.0, 6.0, "MulBackward0"),
+    (lambda t: t + 1.0, 3.0, "AddBackward0"),
+    (lambda t: t**2, 4.0, "PowBackward0"),
+):
+    eager_y = eager_op(eager_w)
+    assert eager_y.item() == eager_value
+    assert eager_y.grad_fn.name() == eager_node
+    eager_z = eager_y.exp()
+    assert eager_z.grad_fn.next_functions[0][0] is eager_y.grad_fn
+# --8<-- [end:claim-eager]
+
+# --8<-- [start:claim-grad-mode]
+# grad mode: on by default; no_grad and inference_mode turn it off for a
+# block, set_grad_enabled(False) too; is_grad_enabled says which; off, no
+# operation is recorded; it is per thread
+import threading  # noqa: E402 (for this claim alone)
+
+assert torch.is_grad_enabled()
+mode_w = torch.tensor([1.0], requires_grad=True)
+for mode_off in (
+    torch.no_grad,
+    torch.inference_mode,
+    lambda: torch.set_grad_enabled(False),
+):
+    with mode_off():
+        assert not torch.is_grad_enabled()
+        assert (mode_w * 2).grad_fn is None
+    assert torch.is_grad_enabled() and (mode_w * 2).grad_fn is not None
+mode_seen = []
+with torch.no_grad():
+    mode_thread = threading.Thread(
+        target=lambda: mode_seen.append(torch.is_grad_enabled())
+    )
+    mode_thread.start()
+    mode_thread.join()
+    assert not torch.is_grad_enabled()
+assert mode_seen == [True]
+# --8<-- [end:claim-grad-mode]
+
+# --8<-- [start:claim-hook]
+# a tensor hook is called with the tensor's gradient during backward, and
+# what it returns (unless None) replaces it; modules, nodes and saved
+# tensors have hooks too
+hook_w = torch.tensor([1.0, 2.0], requires_grad=True)
+hook_y = hook_w * 3.0
+hook_seen = []
+hook_y.register_hook(lambda g: hook_seen.append(g.clone()))
+hook_y.sum().backward()
+assert len(hook_seen) == 1 and torch.equal(hook_seen[0], torch.ones(2))
+assert torch.equal(hook_w.grad, torch.full((2,), 3.0))
+for hook_factor in (0.0, 2.0, -1.0):
+    hook_v = torch.tensor([1.0, 2.0], requires_grad=True)
+    hook_u = hook_v * 3.0
+    hook_u.register_hook(lambda g, f=hook_factor: g * f)
+    hook_u.sum().backward()
+    assert torch.equal(hook_v.grad, torch.full((2,), 3.0 * hook_factor))
+hook_calls = []
+hook_layer = torch.nn.Linear(2, 1)
+hook_layer.register_forward_hook(lambda m, i, o: hook_calls.append("module"))
+hook_out = hook_layer(torch.ones(1, 2))
+hook_out.grad_fn.register_hook(lambda gi, go: hook_calls.append("node"))
+with torch.autograd.graph.saved_tensors_hooks(
+    lambda t: hook_calls.append("saved") or t, lambda t: t
+):
+    hook_saved = hook_w.exp()
+hook_out.sum().backward()
+assert hook_calls == ["module", "saved", "node"]
+# --8<-- [end:claim-hook]
+
+
+# --8<-- [start:claim-module]
+# a module: calling it runs forward; parameters() lists its own parameters
+# and those of modules stored as attributes or in a ModuleList, not those
+# of modules kept in a plain Python list
+class Pair(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first = torch.nn.Linear(2, 2)
+        self.listed = torch.nn.ModuleList([torch.nn.Linear(2, 2)])
+        self.hidden = [torch.nn.Linear(2, 2)]  # a plain list: not registered
+
+    def forward(self, t):
+        return self.listed[0](self.first(t))
+
+
+pair_model = Pair()
+pair_in = torch.ones(1, 2)
+assert torch.equal(
+    pair_model(pair_in), pair_model.listed[0](pair_model.first(pair_in))
+)
+pair_params = list(pair_model.parameters())
+assert len(pair_params) == 4
+for pair_p in [
+    *pair_model.first.parameters(),
+    *pair_model.listed.parameters(),
+]:
+    assert any(pair_p is q for q in pair_params)
+for pair_p in pair_model.hidden[0].parameters():
+    assert all(pair_p is not q for q in pair_params)
+assert isinstance(pair_model.first, torch.nn.Module)
+# --8<-- [end:claim-module]
+
+# --8<-- [start:claim-retain-graph]
+# by default backward() frees the saved tensors, and a second backward
+# through the same graph raises; retain_graph=True keeps them, and the
+# second backward adds its gradient; torch.autograd.grad alike
+for ret_backward in (
+    lambda out, keep, leaf: out.backward(retain_graph=keep),
+    lambda out, keep, leaf: torch.autograd.grad(out, leaf, retain_graph=keep),
+):
+    ret_w = torch.tensor([1.0, 2.0], requires_grad=True)
+    ret_out = ret_w.exp().sum()
+    ret_backward(ret_out, False, ret_w)
+    try:
+        ret_backward(ret_out, False, ret_w)
+        ret_message = ""
+    except RuntimeError as ret_caught:
+        ret_message = str(ret_caught)
+    assert ret_message.startswith("Trying to backward through the graph a")
+ret_v = torch.tensor([1.0, 2.0], requires_grad=True)
+ret_twice = ret_v.exp().sum()
+ret_twice.backward(retain_graph=True)
+ret_twice.backward()
+assert torch.allclose(ret_v.grad, 2 * ret_v.detach().exp(), rtol=1e-6, atol=0)
+# --8<-- [end:claim-retain-graph]
+
+# --8<-- [start:claim-saved-tensors]
+# a node saves what its backward formula needs: both inputs of a product,
+# the result of exp; saved_tensors_hooks sees each as it is saved; after
+# the backward pass they are freed
+sav_x = torch.tensor([1.0, 2.0], requires_grad=True)
+sav_w = torch.tensor([3.0, 4.0], requires_grad=True)
+sav_seen = []
+with torch.autograd.graph.saved_tensors_hooks(
+    lambda t: sav_seen.append(t) or t, lambda t: t
+):
+    sav_prod = sav_x * sav_w
+    sav_exp = sav_prod.exp()
+assert torch.equal(sav_prod.grad_fn._saved_self, sav_x)
+assert torch.equal(sav_prod.grad_fn._saved_other, sav_w)
+assert torch.equal(sav_exp.grad_fn._saved_result, sav_exp)
+assert len(sav_seen) == 3
+# the hook sees each saved tensor, for other operations too
+for sav_op, sav_count in (
+    (lambda t: t.sin(), 1),
+    (lambda t: t * t, 2),
+    (lambda t: t.sum(), 0),
+):
+    sav_each = []
+    with torch.autograd.graph.saved_tensors_hooks(
+        lambda t, seen=sav_each: seen.append(t) or t, lambda t: t
+    ):
+        sav_op(sav_x)
+    assert len(sav_each) == sav_count
+sav_exp.sum().backward()
+try:
+    sav_freed = repr(sav_exp.grad_fn._saved_result)
+except RuntimeError as sav_caught:
+    sav_freed = str(sav_caught)
+assert sav_freed.startswith("Trying to backward through the graph a")
+# --8<-- [end:claim-saved-tensors]
+
+# --8<-- [start:claim-func]
+# torch.func.grad(f) returns the gradient of f, autograd's; vmap(f) runs f
+# over each entry of a batch, as a loop would
+for func_f in (
+    lambda t: (t**2).sum(),
+    lambda t: t.sin().sum(),
+    lambda t: (t[0] * t[1]).exp(),
+):
+    func_at = torch.tensor([0.3, -1.2])
+    func_leaf = func_at.clone().requires_grad_()
+    func_f(func_leaf).backward()
+    assert torch.allclose(
+        torch.func.grad(func_f)(func_at), func_leaf.grad, rtol=1e-6, atol=0
+    )
+    func_batch = torch.randn(5, 2, generator=torch.Generator().manual_seed(0))
+    func_looped = torch.stack([func_f(row) for row in func_batch])
+    func_mapped = torch.func.vmap(func_f)(func_batch)
+    assert torch.allclose(func_mapped, func_looped, rtol=1e-6, atol=0)
+    func_grads = torch.func.vmap(torch.func.grad(func_f))(func_batch)
+    for func_row, func_g in zip(func_batch, func_grads, strict=True):
+        assert torch.allclose(
+            func_g, torch.func.grad(func_f)(func_row), rtol=1e-6, atol=0
+        )
+# --8<-- [end:claim-func]
+
+# --8<-- [start:claim-version-counter]
+# each in-place change adds one to the version counter; a node notes the
+# version of what it saves, and backward raises when it has changed, naming
+# both versions; a change through .data or a NumPy array sharing the memory
+# leaves the counter as it was, and backward then runs on the changed value
+ver_t = torch.tensor([1.0, 2.0])
+assert ver_t._version == 0
+for ver_n in range(1, 4):
+    ver_t.add_(1.0)
+    assert ver_t._version == ver_n
+
+
+def version_error(ver_edit):
+    ver_source = torch.tensor([0.5, 1.0], requires_grad=True)
+    ver_saved = ver_source.exp()  # exp saves its result
+    ver_edit(ver_saved)
+    try:
+        ver_saved.sum().backward()
+    except RuntimeError as ver_caught:
+        return str(ver_caught), ver_source.grad
+    return "", ver_source.grad
+
+
+for ver_edit in (lambda t: t.mul_(2.0), lambda t: t.__setitem__(0, 5.0)):
+    ver_message, _ = version_error(ver_edit)
+    assert "is at version 1; expected version 0" in ver_message
+for ver_bypass in (
+    lambda t: t.data.mul_(2.0),
+    lambda t: t.detach().numpy().__imul__(2.0),
+):
+    ver_message, ver_grad = version_error(ver_bypass)
+    ver_true = torch.tensor([0.5, 1.0]).exp()
+    assert ver_message == "" and torch.allclose(ver_grad, 2 * ver_true)
+# --8<-- [end:claim-version-counter]
+
+# --8<-- [start:claim-view]
+# a view shares its base's memory: indexing, view(), t(); a change in place
+# to one shows in the other, and they share the version counter
+for view_make in (
+    lambda t: t[0],
+    lambda t: t.view(4),
+    lambda t: t.t(),
+    lambda t: t[:, 1],
+):
+    view_base = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    view_v = view_make(view_base)
+    assert view_v._base is view_base
+    view_v.mul_(10.0)
+    assert view_base.sum().item() > 10.0
+    assert view_base._version == view_v._version == 1
+    view_base.add_(1.0)
+    assert view_v._version == 2
+view_copy = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+assert view_copy.clone()._base is None
+# --8<-- [end:claim-view]

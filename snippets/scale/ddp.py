@@ -108,3 +108,91 @@ if __name__ == "__main__":
     # start_processes returned: no process the snippet started is running
     assert mp.active_children() == []
 # --8<-- [end:claim-ddp]
+
+
+# --8<-- [start:claim-ddp-edges]
+# the cases a skeptic tries, in two more processes: each knows its rank
+# and the number of processes; all-reduce adds up (its
+# default op is a sum), and DDP divides by the number of processes first,
+# so a hook that only all-reduces gives twice the average; a forward pass
+# outside no_sync() with backward() inside is still all-reduced; parts of
+# unequal sizes give both ranks the same gradient, not the whole batch's;
+# DDP copies rank 0's weights into every rank's model when it wraps it
+def edge_worker(rank, world, meeting, edge_results):
+    dist.init_process_group(
+        "gloo", init_method=meeting, rank=rank, world_size=world
+    )
+    edge = {"rank": dist.get_rank(), "world": dist.get_world_size()}
+    edge_t = torch.tensor([rank + 1.0])
+    dist.all_reduce(edge_t)
+    edge["sum"] = edge_t.item()
+    edge_model = torch.nn.Linear(3, 1)
+    edge_model.load_state_dict(start)
+    edge_ddp = DistributedDataParallel(edge_model)
+    edge_half = inputs.chunk(world)[rank], targets.chunk(world)[rank]
+    edge_loss = loss_on(edge_ddp, *edge_half)  # forward outside no_sync
+    with edge_ddp.no_sync():
+        edge_loss.backward()
+    edge["outside"] = gradient_of(edge_model).tolist()
+    edge_ddp.zero_grad()
+    with edge_ddp.no_sync():  # forward and backward inside: local
+        loss_on(edge_ddp, *edge_half).backward()
+    edge["inside"] = gradient_of(edge_model).tolist()
+    for edge_cut in ([12, 4], [10, 6]):
+        edge_ddp.zero_grad()
+        edge_part = inputs.split(edge_cut)[rank], targets.split(edge_cut)[rank]
+        loss_on(edge_ddp, *edge_part).backward()
+        edge[f"cut{edge_cut[0]}"] = gradient_of(edge_model).tolist()
+    del edge_ddp
+
+    def plain_allreduce(state, bucket):  # no division by the world size
+        edge_work = dist.all_reduce(bucket.buffer(), async_op=True)
+        return edge_work.get_future().then(lambda fut: fut.value()[0])
+
+    edge_model2 = torch.nn.Linear(3, 1)
+    edge_model2.load_state_dict(start)
+    edge_ddp2 = DistributedDataParallel(edge_model2)
+    edge_ddp2.register_comm_hook(None, plain_allreduce)
+    loss_on(edge_ddp2, *edge_half).backward()
+    edge["plain_hook"] = gradient_of(edge_model2).tolist()
+    del edge_ddp2
+    torch.manual_seed(100 + rank)  # a different start on each rank
+    edge_own = torch.nn.Linear(3, 1)
+    edge["own"] = edge_own.weight.flatten().tolist()
+    edge_ddp3 = DistributedDataParallel(edge_own)
+    edge["wrapped"] = edge_own.weight.flatten().tolist()
+    edge_results.put((rank, edge))
+    del edge_ddp3
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    edge_results = mp.get_context("fork").SimpleQueue()
+    with socket.socket() as edge_free:
+        edge_free.bind(("127.0.0.1", 0))
+        edge_port = edge_free.getsockname()[1]
+    mp.start_processes(
+        edge_worker,
+        args=(world, f"tcp://127.0.0.1:{edge_port}", edge_results),
+        nprocs=world,
+        start_method="fork",
+    )
+    edge_by = dict(sorted(edge_results.get() for _ in range(world)))
+    edge_0, edge_1 = edge_by[0], edge_by[1]
+    # each process's rank is its number, from 0 to the number of processes
+    assert [edge_by[r]["rank"] for r in range(world)] == list(range(world))
+    assert edge_0["world"] == edge_1["world"] == world
+    assert edge_0["sum"] == edge_1["sum"] == 3.0
+    edge_twice = torch.tensor(edge_0["plain_hook"])
+    assert torch.allclose(edge_twice, 2 * whole, rtol=0, atol=1e-5)
+    assert edge_0["outside"] == edge_1["outside"]
+    assert torch.allclose(torch.tensor(edge_0["outside"]), whole, atol=1e-6)
+    assert edge_0["inside"] != edge_1["inside"]
+    for edge_key in ["cut12", "cut10"]:
+        assert edge_0[edge_key] == edge_1[edge_key]
+        edge_g = torch.tensor(edge_0[edge_key])
+        assert (edge_g - whole).abs().max() > 0.1
+    assert edge_0["own"] != edge_1["own"]
+    assert edge_0["wrapped"] == edge_1["wrapped"] == edge_0["own"]
+    assert mp.active_children() == []
+# --8<-- [end:claim-ddp-edges]

@@ -110,3 +110,27 @@ again_loader = torch.utils.data.DataLoader(
 again = [b.tolist() for _ in range(2) for b, _, _ in again_loader]
 assert again == seen
 # --8<-- [end:claim-epoch]
+
+# --8<-- [start:claim-spread-law]
+# the spread shrinks like sigma / sqrt(m) for independent samples; batches
+# drawn without replacement (randperm) follow the finite-population law,
+# sigma / sqrt(m) * sqrt((n - m) / (n - 1)): at the largest size the
+# measured spread is clearly below the first and close to the second
+law_rows = vmap(grad(example_loss), in_dims=(None, 0, 0))(
+    params, inputs, targets
+)
+law_g = torch.cat([g.flatten(1) for g in law_rows.values()], dim=1)
+law_sigma = (law_g - law_g.mean(0)).pow(2).sum(1).mean().sqrt().item()
+for law_m in sizes:
+    law_independent = law_sigma / law_m**0.5
+    law_without = law_independent * ((n - law_m) / (n - 1)) ** 0.5
+    assert abs(spread[law_m] - law_without) < 0.1 * law_without
+law_m = sizes[-1]
+assert spread[law_m] < 0.9 * law_sigma / law_m**0.5
+assert (
+    abs(
+        spread[law_m] - law_sigma / law_m**0.5 * ((n - law_m) / (n - 1)) ** 0.5
+    )
+    < 0.03 * spread[law_m]
+)
+# --8<-- [end:claim-spread-law]

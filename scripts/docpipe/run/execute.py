@@ -299,8 +299,15 @@ def _job_folders(inside: _Repository, workdir: Path) -> None:
         (workdir / name).mkdir(exist_ok=True)
     sys.dont_write_bytecode = True
     sourceonly.install(inside.root, inside.skipped)
+    before = tempfile.gettempdir()
     tempfile.tempdir = str(workdir / "tmp")
     os.environ.update(TMPDIR=str(workdir / "tmp"), PYTHONDONTWRITEBYTECODE="1")
+    # A preload in the zygote (torch._dynamo) fixed torch.compile's cache folder under the
+    # zygote's temporary folder, which the run may not write: torch finds it again, in the
+    # job's folder, as a reader's torch finds it in theirs.
+    cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR", "")
+    if cache and Path(cache).is_relative_to(before):
+        del os.environ["TORCHINDUCTOR_CACHE_DIR"]
 
 
 class _NoInput(io.TextIOBase):
