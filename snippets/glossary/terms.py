@@ -146,23 +146,20 @@ assert (g_w * 2.0).grad_fn is not (g_w * 2.0).grad_fn
 # --8<-- [end:claim-graph]
 
 # --8<-- [start:claim-backward-pass]
-# loss.backward() fills .grad of each leaf the loss was computed from
-f_w = torch.tensor([1.0, -2.0], requires_grad=True)
-f_b = torch.tensor(0.5, requires_grad=True)
-f_loss = ((f_w * 3.0 + f_b) ** 2).sum()
-f_loss.backward()
-f_expected = 2 * (f_w.detach() * 3.0 + 0.5) * 3.0
-assert torch.equal(f_w.grad, f_expected)
-assert f_b.grad.item() == (2 * (f_w.detach() * 3.0 + 0.5)).sum().item()
-# it adds: each further backward pass adds its gradient to .grad; a leaf
-# that does not require a gradient keeps .grad at None
-f_x = torch.tensor(2.0)
-f_total = f_expected.clone()
-for _f_pass in range(3):
-    ((f_w * f_x + f_b) ** 2).sum().backward()
-    f_total += 2 * (f_w.detach() * 2.0 + 0.5) * 2.0
-    assert torch.allclose(f_w.grad, f_total, rtol=1e-6, atol=0)
-    assert f_x.is_leaf and f_x.grad is None
+# loss.backward() adds to .grad of each leaf the loss was computed from that
+# requires a gradient, on every call; a leaf that requires none keeps None
+for f_scale, f_shape in ((3.0, (2,)), (-0.5, (3, 2)), (2.0, (1,))):
+    f_w = torch.linspace(-1.0, 1.0, f_shape[-1]).expand(f_shape).clone()
+    f_w.requires_grad_()
+    f_b = torch.tensor(0.5, requires_grad=True)
+    f_x = torch.tensor(f_scale)  # a leaf that requires no gradient
+    f_expected_w = 2 * (f_w.detach() * f_scale + 0.5) * f_scale
+    f_expected_b = (2 * (f_w.detach() * f_scale + 0.5)).sum()
+    for f_calls in (1, 2, 3):
+        ((f_w * f_x + f_b) ** 2).sum().backward()
+        assert torch.allclose(f_w.grad, f_calls * f_expected_w, rtol=1e-6, atol=0)
+        assert torch.allclose(f_b.grad, f_calls * f_expected_b, rtol=1e-6, atol=0)
+        assert f_x.is_leaf and f_x.grad is None and f_x.shape == ()
 # --8<-- [end:claim-backward-pass]
 
 # --8<-- [start:claim-gradient]
