@@ -438,7 +438,8 @@ def _regen(snippets, cat, opts, force, cached, stats, taken, into, result, *, si
         written = writing.replace(files, on_disk.get(snippet, set()), into)
         result.wrote += [project.rel(p) for p in written]
         reads = getattr(outcome.result, "reads", [])  # execute.Result.reads, once it has them
-        inputs = cache.with_reads(outcome.result.inputs, reads, digests, taken)
+        unread = getattr(outcome.result, "unread", [])
+        inputs = cache.with_reads(outcome.result.inputs, reads, digests, taken, unread)
         runs[snippet.key] = cache.entry(inputs, cat.settings[snippet], files, digests)
     _write_notebooks(
         project, cached.setdefault("notebooks", {}), force, set(result.failed), result, into, site

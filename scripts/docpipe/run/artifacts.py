@@ -64,6 +64,9 @@ def build(
     # here, so the record names it and `mkdocs serve` sees it change (docpipe.live).
     reads = getattr(outcome.result, "reads", [])
     read = {r: sources.file_digest(root / r) for r in reads if r not in outcome.result.inputs}
+    # and the data files no process of the run opened, by name only (sources.UNREAD)
+    unread = getattr(outcome.result, "unread", [])
+    read.update({r: sources.UNREAD for r in unread if r not in outcome.result.inputs})
     inputs = sources.inputs(settings, {**outcome.result.inputs, **read})
     claims: dict[str, dict[str, int]] = {}
     for section, line, runs in sorted(getattr(outcome.result, "claims", [])):

@@ -81,7 +81,9 @@ def enclosed_main(job: Job) -> int:
         return 0
     try:
         memory = job.memory or DEFAULT_MEMORY
-        return namespaces.enclose(functools.partial(_enclosed, job), memory, job.notes)
+        project = Project(job.root)  # which data files it opens: namespaces.Notes.unread
+        data = [str(project.root / d) for d in fingerprints.data_files(project)]
+        return namespaces.enclose(functools.partial(_enclosed, job), memory, job.notes, data)
     except OSError as e:  # the run fails, naming its snippet (child_main)
         child_main(job, f"a PID namespace ({e})")
         return 0
@@ -461,7 +463,8 @@ def _refused_writes(project: Project, stream, end: int) -> list[str]:
 
 def _unseen_reads(snippet: Snippet, inputs: dict[str, str]) -> list[str]:
     """Result.reads: the data files a run could read that no audit hook sees it read (every
-    one, fingerprints.data_files: the same list the regen cache and the check key on)."""
+    one, fingerprints.data_files: the same list the regen cache and the check key on). The
+    runner takes out those the kernel saw no process of the run open (Result.unread)."""
     return sorted(set(fingerprints.data_files(snippet.project)) - set(inputs))
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from docpipe.catalog import DEFAULT_MEMORY
 from docpipe.environment import VERSIONED
 from docpipe.project import Project, Snippet
+from docpipe.recorded import fingerprints
 from docpipe.run import (
     execute,
     machine,
@@ -430,6 +431,7 @@ def _collect(
         shutil.rmtree(job.workdir, ignore_errors=True)
         with contextlib.suppress(OSError):
             job.notes.unlink()
+    _take_unread(result, snippet.project, notes.unread)
     if left:
         said = f"left processes running, which the runner killed: {left}"
         error = f"{error}; {said}" if error else said
@@ -445,6 +447,18 @@ def _collect(
         )
         result.fail(said, name, first=True)
     return Outcome(job.key, result, output, seconds)
+
+
+def _take_unread(result: Result, project: Project, unread: list[str]) -> None:
+    """Result.unread from what the run's init saw (absolute paths of data files no process of
+    the run opened: docpipe.run.opened), never from the run's own result; those leave
+    Result.reads. A name the run's audit hook saw read, or no data file, stays as it is."""
+    root = str(project.root) + os.sep
+    data = set(fingerprints.data_files(project))
+    found = {u[len(root) :] for u in unread if u.startswith(root)} & data
+    found -= set(result.inputs)
+    result.unread = sorted(found)
+    result.reads = [r for r in result.reads if r not in found]
 
 
 def _job_file(path: Path, most: int = -1) -> bytes | None:
