@@ -30,7 +30,6 @@ from pathlib import Path
 from docpipe.catalog import DEFAULT_MEMORY
 from docpipe.environment import VERSIONED
 from docpipe.project import Project, Snippet
-from docpipe.recorded import fingerprints
 from docpipe.run import (
     execute,
     machine,
@@ -451,12 +450,11 @@ def _collect(
 
 def _take_unread(result: Result, project: Project, unread: list[str]) -> None:
     """Result.unread from what the run's init saw (absolute paths of data files no process of
-    the run opened: docpipe.run.opened), never from the run's own result; those leave
-    Result.reads. A name the run's audit hook saw read, or no data file, stays as it is."""
+    the run opened: docpipe.run.opened, of the list fingerprints.data_files gave the run's
+    child), never from the run's own result; those leave Result.reads. A name the run's audit
+    hook saw read stays an input."""
     root = str(project.root) + os.sep
-    data = set(fingerprints.data_files(project))
-    found = {u[len(root) :] for u in unread if u.startswith(root)} & data
-    found -= set(result.inputs)
+    found = {u[len(root) :] for u in unread if u.startswith(root)} - set(result.inputs)
     result.unread = sorted(found)
     result.reads = [r for r in result.reads if r not in found]
 
