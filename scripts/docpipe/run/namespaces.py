@@ -169,7 +169,7 @@ def enclose(run: Callable[[], int], memory: int, notes: Path, watched: Iterable[
                 ended, status = os.wait()
                 if ended == pid:
                     said = Notes(_left_running(), list(supervisor.REFUSED))
-                    said.unread = watch.unread() if watch else []
+                    said.unread = watch.unread() if watch else None
                     code = struct.pack("i", os.waitstatus_to_exitcode(status))
                     os.write(status_write, code + said.encode()[:PIPE_ROOM])
                     break
@@ -198,13 +198,13 @@ class Notes:
     none). Sent from the namespace's init through a pipe and written by the run's child to a
     file the run cannot reach (Job.notes), never to its job folder, where a snippet could put
     a link, a FIFO or a file of its own in their place. `unread`: the data files no process of
-    the run opened (docpipe.run.opened; absolute paths), [] when that is not known.
+    the run opened (docpipe.run.opened; absolute paths), None when that is not known.
     """
 
     left: str = ""
     refused: list[str] = dataclasses.field(default_factory=list)
     memory: int = 0
-    unread: list[str] = dataclasses.field(default_factory=list)
+    unread: list[str] | None = None
 
     def encode(self) -> bytes:
         """At most PIPE_ROOM bytes, whatever the names: a head of bounded size (JSON: the
@@ -212,7 +212,7 @@ class Notes:
         none when their names take more than half of it), a newline, and as much of `left` as
         fits."""
         refused = [r[:300] for r in self.refused[:16]]
-        unread = self.unread if len(json.dumps(self.unread)) <= PIPE_ROOM // 2 else []
+        unread = self.unread if len(json.dumps(self.unread)) <= PIPE_ROOM // 2 else None
         head = json.dumps({"refused": refused, "memory": self.memory, "unread": unread}).encode()
         return head + b"\n" + self.left.encode(errors="replace")[: PIPE_ROOM - len(head) - 1]
 
@@ -223,8 +223,10 @@ class Notes:
         try:
             said = json.loads(head) if head else {"refused": [], "memory": 0}
             refused, memory = [str(r) for r in said["refused"]], int(said["memory"])
-            unread = said.get("unread", [])
-            if not isinstance(unread, list) or not all(isinstance(u, str) for u in unread):
+            unread = said.get("unread")
+            if unread is not None and not (
+                isinstance(unread, list) and all(isinstance(u, str) for u in unread)
+            ):
                 raise TypeError("unread")
         except (ValueError, KeyError, TypeError, AttributeError):
             unknown = "the runner could not read what its own processes said of the run"

@@ -14,8 +14,8 @@ It is sound or it answers nothing: the watch is made before the run's first proc
 read after its last one ended; a file replaced by another (a rename, `git checkout`) or removed
 while the run ran counts as opened, as do all of them when the kernel's queue overflowed. Where
 there is no such group (not Linux, no PID namespace, no CAP_SYS_ADMIN: an unprivileged group
-is not told pids), `unread()` is [] and every data file stays an input of every run, as a run
-that may have read it unseen.
+is not told pids), nothing is known (execute.Result.watched is false) and every data file
+stays an input of every run, as a run that may have read it unseen.
 """
 
 from __future__ import annotations
@@ -83,9 +83,9 @@ class Watch:
             os.close(fd)
         return cls(group, files)
 
-    def unread(self) -> list[str]:
+    def unread(self) -> list[str] | None:
         """The watched files that no process of this PID namespace opened and that are still
-        the inode watched; [] when the kernel lost events (or they cannot be read)."""
+        the inode watched; None when the kernel lost events (or they cannot be read)."""
         opened: set[tuple[int, int]] = set()
         me = os.getpid()  # the reader (the init), which opened each file to watch it
         try:
@@ -100,10 +100,10 @@ class Watch:
                 while at + _EVENT.size <= len(data):
                     length, version, _, _, mask, fd, pid = _EVENT.unpack_from(data, at)
                     if version != _METADATA_VERSION or length < _EVENT.size:
-                        return []
+                        return None
                     at += length
                     if mask & FAN_Q_OVERFLOW:
-                        return []
+                        return None
                     if fd < 0:
                         continue
                     try:
@@ -113,7 +113,7 @@ class Watch:
                     finally:
                         os.close(fd)
         except OSError:
-            return []
+            return None
         finally:
             with contextlib.suppress(OSError):
                 os.close(self.group)

@@ -448,11 +448,13 @@ def _collect(
     return Outcome(job.key, result, output, seconds)
 
 
-def _take_unread(result: Result, project: Project, unread: list[str]) -> None:
+def _take_unread(result: Result, project: Project, unread: list[str] | None) -> None:
     """Result.unread from what the run's init saw (absolute paths of data files no process of
     the run opened: docpipe.run.opened, of the list fingerprints.data_files gave the run's
     child), never from the run's own result; those leave Result.reads. A name the run's audit
-    hook saw read stays an input."""
+    hook saw read stays an input. None: the kernel could not tell (Result.watched false)."""
+    result.watched = unread is not None
+    unread = unread or []
     root = str(project.root) + os.sep
     found = {u[len(root) :] for u in unread if u.startswith(root)} - set(result.inputs)
     result.unread = sorted(found)
