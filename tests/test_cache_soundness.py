@@ -275,6 +275,16 @@ OPENERS = {
 }
 
 
+def _touched(sandbox, relative: str) -> set[str]:
+    from docpipe import catalog
+    from docpipe.project import Project
+    from docpipe.recorded import touched
+
+    project = Project(sandbox.root)
+    cat = catalog.load(project)
+    return {s.key for s in touched.snippets(project, [str(sandbox.root / relative)], cat)}
+
+
 def _changed_records(sandbox) -> set[str]:
     return {
         line[3:].removeprefix("docs/generated/").removesuffix(".json")
@@ -309,10 +319,13 @@ def test_a_data_file_edited_reruns_only_the_snippets_that_opened_it(sandbox, wat
         opened = key != "opens_none" or not watched
         assert (inputs["snippets/table.bin"] != unread) is opened, (key, inputs)
         assert (inputs["snippets/unused.txt"] == unread) is watched, (key, inputs)
+    readers = {"python_open", "c_fopen", "subprocess_cat"}
+    # the pre-commit hook checks the snippets a commit of the file touches: the same ones
+    assert _touched(sandbox, "snippets/table.bin") == (readers if watched else set(OPENERS))
+    assert _touched(sandbox, "snippets/unused.txt") == (set() if watched else set(OPENERS))
 
     (sandbox.root / "snippets" / "table.bin").write_bytes(bytes([5, 6, 7, 8]))
     edited = sandbox.regen()
-    readers = {"python_open", "c_fopen", "subprocess_cat"}
     ran = len(readers) if watched else len(OPENERS)
     assert f"regen: {ran} run, 0 failed" in edited.stdout, edited.stdout + edited.stderr
     assert _changed_records(sandbox) == (readers if watched else set(OPENERS))
@@ -321,6 +334,7 @@ def test_a_data_file_edited_reruns_only_the_snippets_that_opened_it(sandbox, wat
     sandbox.commit()
 
     (sandbox.root / "snippets" / "unused.txt").unlink()
+    assert _touched(sandbox, "snippets/unused.txt") == set(OPENERS)
     removed = sandbox.regen()
     assert f"regen: {len(OPENERS)} run, 0 failed" in removed.stdout, removed.stdout
     if watched:
