@@ -1,7 +1,8 @@
 """Which data files a run opened, by any route: the kernel says so, not the snippet.
 
-An audit hook sees Python's open(), not a C library's fopen (torch.from_file, np.fromfile),
-an mmap of a file opened in C, or a `cat` the snippet starts. Every route opens the file first,
+An audit hook sees Python's open() (np.fromfile and np.memmap call it), not a C library's
+fopen (torch.from_file), an mmap of a file opened in C, or a `cat` the snippet starts. Every
+route opens the file first (an exec too: FAN_OPEN_EXEC),
 and the kernel reports each open of a watched file (its inode, whatever path, mount or link led
 to it) to a fanotify group, with the pid of the process that opened it as the group's reader
 sees it. The reader is the init of the run's own PID namespace (docpipe.run.namespaces.enclose):
@@ -11,11 +12,12 @@ data files no process of this run opened, which are then no input of its record:
 re-runs only the snippets that opened it (docpipe.recorded.fingerprints.UNREAD).
 
 It is sound or it answers nothing: the watch is made before the run's first process starts and
-read after its last one ended; a file replaced by another (a rename, `git checkout`) or removed
-while the run ran counts as opened, as do all of them when the kernel's queue overflowed. Where
-there is no such group (not Linux, no PID namespace, no CAP_SYS_ADMIN: an unprivileged group
-is not told pids), nothing is known (execute.Result.watched is false) and every data file
-stays an input of every run, as a run that may have read it unseen.
+read once it ended (a run that leaves a process running fails); a file replaced by another (a
+rename, `git checkout`) or removed while the run ran counts as opened, as do all of them when
+the kernel's queue overflowed. Where there is no such group (not Linux, no PID namespace, no
+CAP_SYS_ADMIN: an unprivileged group is not told pids), nothing is known
+(execute.Result.watched is false) and every data file stays an input of every run, as a run
+that may have read it unseen.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ FAN_CLASS_NOTIF, FAN_CLOEXEC, FAN_NONBLOCK = 0, 1, 2
 # Asked for only to make an unprivileged fanotify_init fail (EPERM): a group made without
 # CAP_SYS_ADMIN is told no pids, and could not tell this run's opens from another's.
 FAN_REPORT_TID = 0x100
-FAN_MARK_ADD, FAN_OPEN, FAN_Q_OVERFLOW = 1, 0x20, 0x4000
+FAN_MARK_ADD, FAN_OPEN, FAN_OPEN_EXEC, FAN_Q_OVERFLOW = 1, 0x20, 0x1000, 0x4000
 _EVENT = struct.Struct("IBBHQii")  # fanotify_event_metadata: len, vers, -, size, mask, fd, pid
 _METADATA_VERSION = 3
 
@@ -65,7 +67,9 @@ class Watch:
         libc = _libc()
         flags = FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_REPORT_TID
         try:
-            group = libc.fanotify_init(flags, os.O_RDONLY | os.O_CLOEXEC | os.O_LARGEFILE)
+            group = libc.fanotify_init(
+                flags, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_LARGEFILE", 0)
+            )
         except AttributeError:  # a C library without fanotify
             return None
         if group < 0:
@@ -78,7 +82,7 @@ class Watch:
                 continue  # gone already: no inode to watch; it stays a read (unread())
             with contextlib.suppress(OSError):
                 st = os.fstat(fd)
-                if libc.fanotify_mark(group, FAN_MARK_ADD, FAN_OPEN, fd, None) == 0:
+                if libc.fanotify_mark(group, FAN_MARK_ADD, FAN_OPEN | FAN_OPEN_EXEC, fd, None) == 0:
                     files[path] = (st.st_dev, st.st_ino)
             os.close(fd)
         return cls(group, files)
