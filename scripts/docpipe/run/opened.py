@@ -108,15 +108,15 @@ class Watch:
                     at += length
                     if mask & FAN_Q_OVERFLOW:
                         return None
-                    if fd < 0:
-                        continue
+                    if fd < 0:  # which file is unknown: the kernel could not open it
+                        return None
                     try:
                         if pid and pid != me:  # a process of the run; 0: one outside it
                             st = os.fstat(fd)
                             opened.add((st.st_dev, st.st_ino))
                     finally:
                         os.close(fd)
-        except OSError:
+        except (OSError, ValueError, struct.error):
             return None
         finally:
             with contextlib.suppress(OSError):
