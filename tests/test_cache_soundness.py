@@ -251,3 +251,94 @@ def test_a_data_file_added_is_an_input_the_cache_and_the_check_agree_on(sandbox,
     sandbox.regen()
     again = sandbox.regen()
     assert "regen: 0 run" in again.stdout or "unchanged" in again.stdout, again.stdout
+
+
+# Issue 48: four snippets beside one data file, which three of them open by a different route
+# each (Python's open, which an audit hook sees; torch's C fopen and a `cat`, which none sees)
+# and one does not open at all.
+OPENERS = {
+    "python_open": (
+        "from pathlib import Path\n\n"
+        'print(Path(__file__).with_name("table.bin").read_bytes().hex())\n'
+    ),
+    "c_fopen": (
+        "from pathlib import Path\n\nimport torch\n\n"
+        'path = str(Path(__file__).with_name("table.bin"))\n'
+        "print(torch.from_file(path, size=4, dtype=torch.uint8).tolist())\n"
+    ),
+    "subprocess_cat": (
+        "import subprocess\nfrom pathlib import Path\n\n"
+        'path = Path(__file__).with_name("table.bin")\n'
+        'print(subprocess.run(["cat", path], capture_output=True, check=True).stdout.hex())\n'
+    ),
+    "opens_none": 'print("no data")\n',
+}
+
+
+def _touched(sandbox, relative: str) -> set[str]:
+    from docpipe import catalog
+    from docpipe.project import Project
+    from docpipe.recorded import touched
+
+    project = Project(sandbox.root)
+    cat = catalog.load(project)
+    return {s.key for s in touched.snippets(project, [str(sandbox.root / relative)], cat)}
+
+
+def _changed_records(sandbox) -> set[str]:
+    return {
+        line[3:].removeprefix("docs/generated/").removesuffix(".json")
+        for line in sandbox.status().splitlines()
+        if line[3:].endswith(".json") and line[3:].startswith("docs/generated/")
+    }
+
+
+@pytest.mark.parametrize("watched", [True, False], ids=["kernel-watched", "no-namespaces"])
+def test_a_data_file_edited_reruns_only_the_snippets_that_opened_it(sandbox, watched):
+    """Editing a data file re-runs the snippets whose processes opened it, by any route, and
+    rewrites only their records: the kernel saw which did (docpipe.run.opened). Removing a
+    data file that no snippet opened re-runs every one (a run may have looked for it). Without
+    the run's namespaces (DOCPIPE_NO_LANDLOCK: as on a machine without them) nothing tells,
+    and every snippet re-runs, as before; a check there cannot refute a record's "not opened",
+    and finds nothing drifted."""
+    if not watched:
+        sandbox.env["DOCPIPE_NO_LANDLOCK"] = "1"
+    for key, code in OPENERS.items():
+        sandbox.write(f"snippets/{key}.py", code)
+    (sandbox.root / "snippets" / "table.bin").write_bytes(bytes([1, 2, 3, 4]))
+    sandbox.write("snippets/unused.txt", "no snippet opens this\n")
+    page = "# Sandbox\n" + "".join(TWO_PAGES.format(k)[len("# Sandbox\n") :] for k in OPENERS)
+    sandbox.write("docs/index.md", page)
+    assert sandbox.regen().returncode == 0
+    settled = sandbox.regen()  # a file written within RACY_NS of the first regen settles
+    assert settled.returncode == 0, settled.stdout + settled.stderr
+    sandbox.commit()
+    records = {k: json.loads(sandbox.read(f"docs/generated/{k}.json"))["inputs"] for k in OPENERS}
+    unread = "not opened"
+    for key, inputs in records.items():
+        opened = key != "opens_none" or not watched
+        assert (inputs["snippets/table.bin"] != unread) is opened, (key, inputs)
+        assert (inputs["snippets/unused.txt"] == unread) is watched, (key, inputs)
+    readers = {"python_open", "c_fopen", "subprocess_cat"}
+    # the pre-commit hook checks the snippets a commit of the file touches: the same ones
+    assert _touched(sandbox, "snippets/table.bin") == (readers if watched else set(OPENERS))
+    assert _touched(sandbox, "snippets/unused.txt") == (set() if watched else set(OPENERS))
+
+    (sandbox.root / "snippets" / "table.bin").write_bytes(bytes([5, 6, 7, 8]))
+    edited = sandbox.regen()
+    ran = len(readers) if watched else len(OPENERS)
+    assert f"regen: {ran} run, 0 failed" in edited.stdout, edited.stdout + edited.stderr
+    assert _changed_records(sandbox) == (readers if watched else set(OPENERS))
+    assert sandbox.read("docs/generated/c_fopen.txt") == "[5, 6, 7, 8]\n"
+    assert sandbox.read("docs/generated/subprocess_cat.txt") == "05060708\n"
+    sandbox.commit()
+
+    (sandbox.root / "snippets" / "unused.txt").unlink()
+    assert _touched(sandbox, "snippets/unused.txt") == set(OPENERS)
+    removed = sandbox.regen()
+    assert f"regen: {len(OPENERS)} run, 0 failed" in removed.stdout, removed.stdout
+    if watched:
+        sandbox.commit()
+        sandbox.env["DOCPIPE_NO_LANDLOCK"] = "1"
+        check = sandbox.regen("--check")
+        assert check.returncode == 0 and "0 drifted" in check.stdout, check.stdout + check.stderr

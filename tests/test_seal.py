@@ -848,3 +848,17 @@ def test_the_runners_notes_fit_the_pipe_and_keep_every_refusal_whatever_the_name
     assert Notes.decode(b'{"refused": [1, 2]\n').refused == [
         "the runner could not read what its own processes said of the run"
     ]
+    # the data files no process of the run opened: kept while they fit, else unknown
+    # (None: every data file then stays an input), and a malformed list fails the run
+    few = [f"/repo/snippets/{n}.bin" for n in range(3)]
+    assert Notes(unread=few).encode() and Notes.decode(Notes(unread=few).encode()).unread == few
+    many = Notes("x" * PIPE_ROOM, refused, unread=["/r/" + "y" * 1000] * 100)
+    assert len(many.encode()) <= PIPE_ROOM and Notes.decode(many.encode()).unread is None
+    assert Notes.decode(Notes().encode()).unread is None and Notes.decode(b"").unread is None
+    for bad in (
+        b'{"refused": [], "memory": 0, "unread": [1]}\n',
+        b'{"refused": [], "memory": 0, "unread": "a"}\n',
+    ):
+        assert Notes.decode(bad).refused == [
+            "the runner could not read what its own processes said of the run"
+        ]

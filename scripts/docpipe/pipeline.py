@@ -281,10 +281,23 @@ def publishable(
     # stays listed while the snippet exists, joined with what this run imported. Which lazy
     # imports a run sees depends on what its zygote preloaded, so the list grows over regens.
     preloads = sorted({*record.listed_preloads(snippet), *(result.preloads if learn else ())})
+    # Where the kernel could not tell which data files the run opened (Result.watched), a
+    # check or an audit cannot refute a record's "not opened" either, and keeps it; a regen
+    # writes what it can vouch for, the file's digest.
+    kept = [] if learn or result.watched else _recorded_unread(snippet)
     try:
-        return artifacts.build(snippet, cat.settings[snippet], outcome, env, preloads), None
+        built = artifacts.build(snippet, cat.settings[snippet], outcome, env, preloads, kept)
+        return built, None
     except artifacts.OutputError as e:
         return None, Failure(e.problem)
+
+
+def _recorded_unread(snippet: Snippet) -> list[str]:
+    """The data files the snippet's record says its run did not open (fingerprints.UNREAD)."""
+    from docpipe.recorded import fingerprints
+
+    recorded = fingerprints.recorded(snippet) or {}
+    return [name for name, digest in recorded.items() if digest == fingerprints.UNREAD]
 
 
 def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool) -> CheckResult:
@@ -438,7 +451,8 @@ def _regen(snippets, cat, opts, force, cached, stats, taken, into, result, *, si
         written = writing.replace(files, on_disk.get(snippet, set()), into)
         result.wrote += [project.rel(p) for p in written]
         reads = getattr(outcome.result, "reads", [])  # execute.Result.reads, once it has them
-        inputs = cache.with_reads(outcome.result.inputs, reads, digests, taken)
+        unread = getattr(outcome.result, "unread", [])
+        inputs = cache.with_reads(outcome.result.inputs, reads, digests, taken, unread)
         runs[snippet.key] = cache.entry(inputs, cat.settings[snippet], files, digests)
     _write_notebooks(
         project, cached.setdefault("notebooks", {}), force, set(result.failed), result, into, site

@@ -266,13 +266,19 @@ EDITED_DURING_RUN = "edited during the run"  # never a file's digest: the next r
 
 
 def with_reads(
-    inputs: dict[str, str], reads: list[str], digests: Digests, taken: int
+    inputs: dict[str, str],
+    reads: list[str],
+    digests: Digests,
+    taken: int,
+    unread: list[str] = (),
 ) -> dict[str, str]:
     """The run's inputs and every repository file it may have read beyond them (however it
     read them: mmap, torch.from_file, np.load; execute.Result.reads), those fingerprinted now.
     One modified since `taken` (the regen's start) may not be what the run read: it is keyed
-    as EDITED_DURING_RUN, so the next regen runs the snippet again."""
+    as EDITED_DURING_RUN, so the next regen runs the snippet again. The data files no process
+    of the run opened (execute.Result.unread) are keyed as fingerprints.UNREAD."""
     found = dict(inputs)
+    found.update({u: fingerprints.UNREAD for u in unread if u not in inputs})
     for relative in reads:
         if relative in found:
             continue
@@ -310,8 +316,11 @@ def fresh(
     if not cached or "inputs" not in cached:
         return False
     data = fingerprints.data_files(digests.project) if data is None else data
-    names = fingerprints.run_inputs(cached["inputs"], data)
-    if made_from(settings, on_disk(names, digests)) != cached["made_from"]:
+    recorded = cached["inputs"]
+    names = fingerprints.run_inputs(recorded, data)
+    root = digests.project.root
+    now = {n: fingerprints.fingerprint_now(root, n, recorded.get(n), digests.at) for n in names}
+    if made_from(settings, now) != cached["made_from"]:
         return False
     if {digests.project.rel(p) for p in on_disk_files} != set(cached["files"]):
         return False

@@ -8,10 +8,14 @@ importing torch, that a page shows outputs of code that has changed since (docpi
 
 Which files are a run's inputs is decided here once, for the runner, the regen cache, the check
 and `mkdocs serve` alike: the files the run was seen to read, and every data file under
-snippets/ and scripts/figures/ (data_files), read or not. An audit hook sees open(), but not a
-file a C extension opens itself (torch.from_file, a mmap'ed tensor file), so no run can tell
-soundly which data files it did not read: a data file added or removed changes the inputs of
-every snippet, and a plain regen re-runs them all (run_inputs), as the check would report.
+snippets/ and scripts/figures/ (data_files). An audit hook sees open(), but not a file a C
+extension opens itself (torch.from_file, a mmap'ed tensor file) or a `cat` the snippet starts;
+the kernel does: the data files no process of the run opened, by any route
+(docpipe.run.opened), are recorded as UNREAD, an input by name only. Editing one leaves the
+run as it is; adding or removing a data file changes the inputs of every snippet (a run may
+have looked for it), and a plain regen re-runs them all (run_inputs), as the check would
+report. Where the kernel cannot tell (docpipe.run.opened), every data file is recorded by its
+digest, as a file the run may have read.
 
 Unlike the regen cache key, they leave out package versions, the runner's own code and pages a
 snippet reads: they answer "did the author change this snippet?", which a stale page must say.
@@ -34,6 +38,9 @@ from docpipe.recorded.record import RecordError, load
 SETTINGS = "snippets/snippets.toml"  # the name its settings are recorded under
 AUTHORED = ("snippets/", "scripts/figures/")  # where the files an author edits live
 UNREADABLE = "unreadable"  # the fingerprint of an input that exists but cannot be read
+# The fingerprint of a data file no process of the run opened (docpipe.run.opened): it stands
+# while the file exists, whatever its bytes; it changes when the file is removed.
+UNREAD = "not opened"
 
 
 def data_folders(project: Project) -> list[Path]:
@@ -80,8 +87,17 @@ def run_inputs(recorded: dict[str, str] | list[str], data: list[str]) -> list[st
     """The names of a run's inputs now: the ones it recorded, and every data file there is now
     (`data`, data_files()): a data file added since the run is one it would read. The regen
     cache (cache.fresh), the pages' staleness (current) and the verifications (verified.status)
-    all compare these, as a run under --check records them."""
+    all compare these, as a run under --check records them (fingerprint_now)."""
     return sorted({*recorded, *data})
+
+
+def fingerprint_now(root: Path, name: str, recorded: str | None, digest) -> str:
+    """The fingerprint now of input `name`, to compare with the `recorded` one: UNREAD for a
+    data file the run did not open (UNREAD) that is still a file, whatever its bytes; else
+    `digest(name)` (its sha256, or ABSENT)."""
+    if recorded == UNREAD and (root / name).is_file():
+        return UNREAD
+    return digest(name)
 
 
 def file_digest(path: Path) -> str:
@@ -101,7 +117,8 @@ def settings_digest(settings: Settings) -> str:
 
 
 def inputs(settings: Settings, fingerprints: dict[str, str]) -> dict[str, str]:
-    """What to record, from the run's fingerprints of every file it read (path -> digest)."""
+    """What to record, from the run's fingerprints of every file it read (path -> digest, or
+    UNREAD for a data file it did not open)."""
     found = {p: d for p, d in sorted(fingerprints.items()) if p.startswith(AUTHORED)}
     found[SETTINGS] = settings_digest(settings)
     return found
@@ -120,7 +137,12 @@ def current(
         names = []
     else:
         names = run_inputs(recorded, data_files(project) if data is None else data)
-    now = {n: file_digest(project.root / n) for n in names if n != SETTINGS}
+    root, known = project.root, recorded or {}
+
+    def digest(name: str) -> str:
+        return file_digest(root / name)
+
+    now = {n: fingerprint_now(root, n, known.get(n), digest) for n in names if n != SETTINGS}
     now[SETTINGS] = settings_digest(settings)
     return now
 

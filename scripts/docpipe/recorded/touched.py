@@ -1,8 +1,9 @@
 """The snippets a change touches, for the pre-commit hook (scripts/check_touched.py).
 
 A snippet is touched when the change edits the snippet itself, its figure code, one of its
-recorded files, or an input its record names (a helper module, a data file, or its settings
-in snippets.toml, compared by its digest: a new timeout touches nothing).
+recorded files, or an input its record names (a helper module, a data file it opened, or its
+settings in snippets.toml, compared by its digest: a new timeout touches nothing), or adds or
+removes a data file (fingerprints.UNREAD).
 """
 
 from __future__ import annotations
@@ -32,8 +33,11 @@ def snippets(project: Project, paths: list[str], cat: Catalog) -> list[Snippet]:
         snippet = project.snippet(snippet.key)
         since = fingerprints.since_recorded(snippet, settings)
         recorded = since.recorded or {}
-        if named & (set(recorded) - {fingerprints.SETTINGS}):
+        opened = {n for n, d in recorded.items() if d != fingerprints.UNREAD}
+        if named & (opened - {fingerprints.SETTINGS}):
             found.add(snippet)
+        elif named & set(since.changed or []) - {fingerprints.SETTINGS}:
+            found.add(snippet)  # a data file it did not open, removed (or one added)
         elif fingerprints.SETTINGS in named and fingerprints.SETTINGS in (since.changed or []):
             found.add(snippet)
     return sorted(found & set(cat.settings))  # helper modules and deleted files are not snippets

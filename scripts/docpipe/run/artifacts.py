@@ -20,9 +20,16 @@ class OutputError(DocpipeError):
 
 
 def build(
-    snippet: Snippet, settings: Settings, outcome: Outcome, env: dict, preloads: list[str]
+    snippet: Snippet,
+    settings: Settings,
+    outcome: Outcome,
+    env: dict,
+    preloads: list[str],
+    unread: list[str] = (),
 ) -> dict[Path, bytes]:
-    """The files a run publishes; `preloads` are what its record lists (Record.preloads)."""
+    """The files a run publishes; `preloads` are what its record lists (Record.preloads).
+    `unread`: data files it names as not opened beyond those the kernel saw it not open
+    (Result.unread), among those the run may have read unseen (Result.reads)."""
     raw = outcome.output
     root = snippet.project.root
     try:
@@ -64,6 +71,9 @@ def build(
     # here, so the record names it and `mkdocs serve` sees it change (docpipe.live).
     reads = getattr(outcome.result, "reads", [])
     read = {r: sources.file_digest(root / r) for r in reads if r not in outcome.result.inputs}
+    # and the data files no process of the run opened, by name only (sources.UNREAD)
+    unread = {*getattr(outcome.result, "unread", []), *(set(unread) & set(reads))}
+    read.update({r: sources.UNREAD for r in unread if r not in outcome.result.inputs})
     inputs = sources.inputs(settings, {**outcome.result.inputs, **read})
     claims: dict[str, dict[str, int]] = {}
     for section, line, runs in sorted(getattr(outcome.result, "claims", [])):

@@ -81,7 +81,11 @@ def enclosed_main(job: Job) -> int:
         return 0
     try:
         memory = job.memory or DEFAULT_MEMORY
-        return namespaces.enclose(functools.partial(_enclosed, job), memory, job.notes)
+        project = Project(job.root)  # which data files it opens: namespaces.Notes.unread
+        global _data_files
+        _data_files = fingerprints.data_files(project)  # the run's too (_unseen_reads)
+        data = [str(project.root / d) for d in _data_files]
+        return namespaces.enclose(functools.partial(_enclosed, job), memory, job.notes, data)
     except OSError as e:  # the run fails, naming its snippet (child_main)
         child_main(job, f"a PID namespace ({e})")
         return 0
@@ -99,6 +103,11 @@ def spawned_main(job: Job) -> None:
         os.kill(os.getpid(), -code)
     sys.stdout.flush()
     os._exit(code)
+
+
+# The data files there were when the run's child started (fingerprints.data_files): the ones
+# its namespace's init watches (docpipe.run.opened), listed once for the run too.
+_data_files: list[str] | None = None
 
 
 def _namespaced() -> bool:
@@ -476,8 +485,11 @@ def _refused_writes(project: Project, stream, end: int) -> list[str]:
 
 def _unseen_reads(snippet: Snippet, inputs: dict[str, str]) -> list[str]:
     """Result.reads: the data files a run could read that no audit hook sees it read (every
-    one, fingerprints.data_files: the same list the regen cache and the check key on)."""
-    return sorted(set(fingerprints.data_files(snippet.project)) - set(inputs))
+    one, fingerprints.data_files: the same list the regen cache and the check key on). The
+    runner takes out those the kernel saw no process of the run open (Result.unread). A data
+    file added while it ran is none of them: the next regen finds it new, and runs it again."""
+    data = fingerprints.data_files(snippet.project) if _data_files is None else _data_files
+    return sorted(set(data) - set(inputs))
 
 
 def _figures(snippet: Snippet, namespace: dict) -> dict[str, str]:

@@ -91,6 +91,11 @@ class Result:
     # see it read (a C library's fopen, as torch.from_file does): the data files (not .py,
     # not bytecode) of what execute.readable_inside lets a run read.
     reads: list[str] = field(default_factory=list)
+    # The data files no process of the run opened, by any route (docpipe.run.opened), taken
+    # out of `reads`: set by the runner from what its own processes saw (namespaces.Notes),
+    # never from what the run wrote; [] where the kernel cannot tell (every one a read).
+    unread: list[str] = field(default_factory=list)
+    watched: bool = False  # whether the kernel told which data files it opened (`unread`)
     # How the run was kept from changing the repository: "landlock", or "" where the kernel
     # has none (then the parent compares the repository before and after: docpipe.run.tripwire).
     sealed: str = ""

@@ -60,7 +60,7 @@ import struct
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from docpipe.run import cgroups, processes, supervisor
+from docpipe.run import cgroups, opened, processes, supervisor
 
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWNET = 0x00020000, 0x10000000, 0x40000000
 CLONE_NEWPID, CLONE_NEWIPC, CLONE_NEWUTS = 0x20000000, 0x08000000, 0x04000000
@@ -176,7 +176,7 @@ _enclosed = False  # whether this process is the run of enclose()
 supervisor_line: socket.socket | None = None  # in the run: its line to the supervisor
 
 
-def enclose(run: Callable[[], int], memory: int, notes: Path) -> int:
+def enclose(run: Callable[[], int], memory: int, notes: Path, watched: Iterable[str] = ()) -> int:
     """Run `run()` in a grandchild inside a PID namespace of its own, and return its exit code
     (negative: the signal that killed it). Called in the run's child (forked by the zygote):
 
@@ -193,7 +193,9 @@ def enclose(run: Callable[[], int], memory: int, notes: Path) -> int:
     kernel offers one: the whole tree's limit. It answers the run's connect() calls
     (docpipe.run.supervisor). What the run left running, what the supervisor refused it and
     whether the kernel killed for want of memory are written to `notes` (Notes) for the
-    runner: a new file beside the job's folder, which no process of the run can reach."""
+    runner: a new file beside the job's folder, which no process of the run can reach. Of the
+    files `watched` (the data files), those no process of the run opened are noted too
+    (docpipe.run.opened)."""
     try:
         group = cgroups.Group.make(memory)
     except OSError:
@@ -216,6 +218,9 @@ def enclose(run: Callable[[], int], memory: int, notes: Path) -> int:
             if group:
                 group.join()
             ours, theirs = socket.socketpair()  # the run sends its filter's listener on it
+            # before the run's first process; a contained run has no PID namespace of its own,
+            # where only its processes' opens carry a pid: every data file stays its input
+            watch = None if contained else opened.Watch.start(list(watched))
             pid = os.fork()
             if pid == 0:
                 os.close(status_write)
@@ -231,6 +236,7 @@ def enclose(run: Callable[[], int], memory: int, notes: Path) -> int:
                 if ended == pid:
                     left = _end_left() if contained else _left_running()
                     said = Notes(left, list(supervisor.REFUSED))
+                    said.unread = watch.unread() if watch else None
                     code = struct.pack("i", os.waitstatus_to_exitcode(status))
                     os.write(status_write, code + said.encode()[:PIPE_ROOM])
                     break
@@ -260,18 +266,23 @@ class Notes:
     (named), what the supervisor refused it, and the memory limit the kernel killed at (0:
     none). Sent from the namespace's init through a pipe and written by the run's child to a
     file the run cannot reach (Job.notes), never to its job folder, where a snippet could put
-    a link, a FIFO or a file of its own in their place."""
+    a link, a FIFO or a file of its own in their place. `unread`: the data files no process of
+    the run opened (docpipe.run.opened; absolute paths), None when that is not known.
+    """
 
     left: str = ""
     refused: list[str] = dataclasses.field(default_factory=list)
     memory: int = 0
+    unread: list[str] | None = None
 
     def encode(self) -> bytes:
         """At most PIPE_ROOM bytes, whatever the names: a head of bounded size (JSON: the
-        refusals, each cut to 300 characters, at most 16; the memory), a newline, and as much
-        of `left` as fits."""
+        refusals, each cut to 300 characters, at most 16; the memory; the unread files, or
+        none when their names take more than half of it), a newline, and as much of `left` as
+        fits."""
         refused = [r[:300] for r in self.refused[:16]]
-        head = json.dumps({"refused": refused, "memory": self.memory}).encode()
+        unread = self.unread if len(json.dumps(self.unread)) <= PIPE_ROOM // 2 else None
+        head = json.dumps({"refused": refused, "memory": self.memory, "unread": unread}).encode()
         return head + b"\n" + self.left.encode(errors="replace")[: PIPE_ROOM - len(head) - 1]
 
     @classmethod
@@ -281,10 +292,15 @@ class Notes:
         try:
             said = json.loads(head) if head else {"refused": [], "memory": 0}
             refused, memory = [str(r) for r in said["refused"]], int(said["memory"])
-        except (ValueError, KeyError, TypeError):
-            unread = "the runner could not read what its own processes said of the run"
-            return cls(left.decode(errors="replace"), [unread])
-        return cls(left.decode(errors="replace"), refused, memory)
+            unread = said.get("unread")
+            if unread is not None and not (
+                isinstance(unread, list) and all(isinstance(u, str) for u in unread)
+            ):
+                raise TypeError("unread")
+        except (ValueError, KeyError, TypeError, AttributeError):
+            unknown = "the runner could not read what its own processes said of the run"
+            return cls(left.decode(errors="replace"), [unknown])
+        return cls(left.decode(errors="replace"), refused, memory, unread)
 
     def write(self, path: Path) -> None:
         """To a new file (O_EXCL, no link followed)."""

@@ -445,6 +445,7 @@ def _collect(
         shutil.rmtree(job.workdir, ignore_errors=True)
         with contextlib.suppress(OSError):
             job.notes.unlink()
+    _take_unread(result, snippet.project, notes.unread)
     if left:
         said = f"left processes running, which the runner killed: {left}"
         error = f"{error}; {said}" if error else said
@@ -460,6 +461,19 @@ def _collect(
         )
         result.fail(said, name, first=True)
     return Outcome(job.key, result, output, seconds)
+
+
+def _take_unread(result: Result, project: Project, unread: list[str] | None) -> None:
+    """Result.unread from what the run's init saw (absolute paths of data files no process of
+    the run opened: docpipe.run.opened, of the list fingerprints.data_files gave the run's
+    child), never from the run's own result; those leave Result.reads. A name the run's audit
+    hook saw read stays an input. None: the kernel could not tell (Result.watched false)."""
+    result.watched = unread is not None
+    unread = unread or []
+    root = str(project.root) + os.sep
+    found = {u[len(root) :] for u in unread if u.startswith(root)} - set(result.inputs)
+    result.unread = sorted(found)
+    result.reads = [r for r in result.reads if r not in found]
 
 
 def _job_file(path: Path, most: int = -1) -> bytes | None:
