@@ -244,6 +244,7 @@ def _isolate(project: Project, workdir: Path) -> str:
     found = [p for p in sys.path if p and os.path.isdir(p)]
     keep = [project.root, sys.prefix, sys.base_prefix, sys.exec_prefix, *found]
     listener = -1
+    _make_user_folders()
     try:
         why = namespaces.isolate(workdir, map(str, keep))
         if not why:
@@ -252,6 +253,18 @@ def _isolate(project: Project, workdir: Path) -> str:
         supervisor.hand_over(namespaces.supervisor_line, listener)
         namespaces.supervisor_line = None
     return why
+
+
+def _make_user_folders() -> None:
+    """The user's configuration and cache folders (XDG's), made if missing, before the run's
+    mounts make the home folder read-only: namespaces.isolate overlays only those that exist,
+    and matplotlib, which makes its own folder in the first at import, would otherwise find
+    the home read-only and warn into the output, as it never does on a reader's machine (a
+    new user's home has neither)."""
+    home = os.path.expanduser("~")
+    for variable, name in (("XDG_CONFIG_HOME", ".config"), ("XDG_CACHE_HOME", ".cache")):
+        with contextlib.suppress(OSError):  # the run says what it could not do, as before
+            os.makedirs(os.environ.get(variable) or os.path.join(home, name), 0o700, exist_ok=True)
 
 
 def _drop_capabilities() -> str:
