@@ -20,19 +20,22 @@ export PYTHONPATH := $(CURDIR)/scripts$(if $(PYTHONPATH),:$(PYTHONPATH))
 # (`make lock` upgrades it).
 CONSTRAINTS := constraints.txt
 
-# One line, exit 1, when $(PYTHON) is missing or outside [PYTHON_MIN, PYTHON_BELOW); any Python,
-# 2 too, runs the test, so the line names the one found.
+# The first command of each recipe that makes a venv (and `make python-version`): one line and
+# exit 1 when $(PYTHON) is missing or outside [PYTHON_MIN, PYTHON_BELOW). Any Python, 2 too, runs
+# the test, so the line names the one found. A venv already made is not checked again.
 PYTHON_NEEDED := this project needs Python $(PYTHON_MIN) or a newer 3.11 (requires-python in \
   pyproject.toml); name one with make PYTHON=/path/to/python3.11
+CHECK_PYTHON = command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found: $(PYTHON_NEEDED)"; exit 1; }; \
+  $(PYTHON) -c 'import sys; v = sys.version_info[:3]; \
+  low = tuple(map(int, "$(PYTHON_MIN)".split("."))); below = tuple(map(int, "$(PYTHON_BELOW)".split("."))); \
+  why = "too old" if v < low else "too new" if v >= below else ""; \
+  why and sys.exit("make: Python %s at %s is %s: %s" % (".".join(map(str, v)), sys.executable, why, sys.argv[1]))' \
+  "$(PYTHON_NEEDED)"
 python-version:
-	@command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found: $(PYTHON_NEEDED)"; exit 1; }
-	@$(PYTHON) -c 'import sys; v = sys.version_info[:3]; \
-	  low = tuple(map(int, "$(PYTHON_MIN)".split("."))); below = tuple(map(int, "$(PYTHON_BELOW)".split("."))); \
-	  why = "too old" if v < low else "too new" if v >= below else ""; \
-	  why and sys.exit("make: Python %s at %s is %s: %s" % (".".join(map(str, v)), sys.executable, why, sys.argv[1]))' \
-	  "$(PYTHON_NEEDED)"
+	@$(CHECK_PYTHON)
 
-$(BIN)/python: | python-version
+$(BIN)/python:
+	@$(CHECK_PYTHON)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
@@ -59,7 +62,8 @@ build: $(VENV)/.site
 # Upgrade what the build imports: the newest versions pyproject.toml allows, installed in a fresh
 # venv (.cache/lock), written to constraints.txt (its comment kept), then a build with them that
 # the verifier checks. Review the diff of constraints.txt and commit it.
-lock: python-version
+lock:
+	@$(CHECK_PYTHON)
 	rm -rf .cache/lock .cache/lock-site
 	$(PYTHON) -m venv .cache/lock
 	.cache/lock/bin/pip install --quiet --upgrade pip
@@ -75,7 +79,8 @@ lock: python-version
 # one line this prints. If it ever builds, the verifier checks its site. Its venv (the site's
 # packages and zensical) is not under .cache/: `zensical build --clean` deletes all of .cache/.
 ZENSICAL := .venv-zensical/bin/zensical
-$(ZENSICAL): pyproject.toml $(CONSTRAINTS) | python-version
+$(ZENSICAL): pyproject.toml $(CONSTRAINTS)
+	@$(CHECK_PYTHON)
 	$(PYTHON) -m venv .venv-zensical
 	.venv-zensical/bin/pip install --quiet -c $(CONSTRAINTS) -e . zensical
 	touch $@
