@@ -1,5 +1,12 @@
 # The README's two commands are `make serve` and `make test`; everything else is a short form.
 PYTHON ?= python3.11
+# The Pythons this project installs on, pyproject.toml's requires-python (tests/test_pins.py keeps
+# the two equal), checked before any venv is made. 3.11.5 is the oldest Python that
+# pymdown-extensions and soupsieve, at constraints.txt's versions, declare they run on (Debian 12
+# ships 3.11.2). 3.12 and later are not supported: every recording is made and checked under 3.11
+# with torch's CPU-only build, and a traceback or an error message may read otherwise elsewhere.
+PYTHON_MIN := 3.11.5
+PYTHON_BELOW := 3.12
 VENV := .venv
 BIN := $(VENV)/bin
 export NO_MKDOCS_2_WARNING := 1
@@ -7,13 +14,28 @@ export NO_MKDOCS_2_WARNING := 1
 # the path: this repository's, whatever folder the venv's editable install points at.
 export PYTHONPATH := $(CURDIR)/scripts$(if $(PYTHONPATH),:$(PYTHONPATH))
 
-.PHONY: serve build test screenshots check regen audit verify verify-check bench lint format system-deps node-deps clean lock zensical
+.PHONY: python-version serve build test screenshots check regen audit verify verify-check bench lint format system-deps node-deps clean lock zensical
 
 # Every install takes its versions from constraints.txt: what the build imports, pinned exactly
 # (`make lock` upgrades it).
 CONSTRAINTS := constraints.txt
 
+# The first command of each recipe that makes a venv (and `make python-version`): one line and
+# exit 1 when $(PYTHON) is missing or outside [PYTHON_MIN, PYTHON_BELOW). Any Python, 2 too, runs
+# the test, so the line names the one found. A venv already made is not checked again.
+PYTHON_NEEDED := this project needs Python $(PYTHON_MIN) or a newer 3.11 (requires-python in \
+  pyproject.toml); name one with make PYTHON=/path/to/python3.11
+CHECK_PYTHON = command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found: $(PYTHON_NEEDED)"; exit 1; }; \
+  $(PYTHON) -c 'import sys; v = sys.version_info[:3]; \
+  low = tuple(map(int, "$(PYTHON_MIN)".split("."))); below = tuple(map(int, "$(PYTHON_BELOW)".split("."))); \
+  why = "too old" if v < low else "too new" if v >= below else ""; \
+  why and sys.exit("make: Python %s at %s is %s: %s" % (".".join(map(str, v)), sys.executable, why, sys.argv[1]))' \
+  "$(PYTHON_NEEDED)"
+python-version:
+	@$(CHECK_PYTHON)
+
 $(BIN)/python:
+	@$(CHECK_PYTHON)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
@@ -41,6 +63,7 @@ build: $(VENV)/.site
 # venv (.cache/lock), written to constraints.txt (its comment kept), then a build with them that
 # the verifier checks. Review the diff of constraints.txt and commit it.
 lock:
+	@$(CHECK_PYTHON)
 	rm -rf .cache/lock .cache/lock-site
 	$(PYTHON) -m venv .cache/lock
 	.cache/lock/bin/pip install --quiet --upgrade pip
@@ -57,6 +80,7 @@ lock:
 # packages and zensical) is not under .cache/: `zensical build --clean` deletes all of .cache/.
 ZENSICAL := .venv-zensical/bin/zensical
 $(ZENSICAL): pyproject.toml $(CONSTRAINTS)
+	@$(CHECK_PYTHON)
 	$(PYTHON) -m venv .venv-zensical
 	.venv-zensical/bin/pip install --quiet -c $(CONSTRAINTS) -e . zensical
 	touch $@

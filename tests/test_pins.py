@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
 import tomllib
 from importlib import metadata
 from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from projects import REPO as ROOT
 
@@ -132,3 +135,64 @@ def test_an_install_without_the_constraints_is_named(tmp_path):
         "deploy.yml:3: - run: python -m pip install mkdocs-material",
         "deploy.yml:4: - run: pip3  install -c other.txt properdocs",
     ]
+
+
+# ==== The Pythons supported: requires-python, the Makefile's check, the pins' own bounds ====
+MAKE_VARIABLE = re.compile(r"(?m)^(?P<name>PYTHON_MIN|PYTHON_BELOW) := (?P<value>\S+)$")
+
+
+def requires_python() -> SpecifierSet:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return SpecifierSet(project["requires-python"])
+
+
+def makefile_bound() -> tuple[str, str]:
+    """The Makefile's PYTHON_MIN and PYTHON_BELOW, the versions its python-version target checks
+    before any venv is made."""
+    found = {
+        m["name"]: m["value"] for m in MAKE_VARIABLE.finditer(ROOT.joinpath("Makefile").read_text())
+    }
+    return found["PYTHON_MIN"], found["PYTHON_BELOW"]
+
+
+def python_bounds_refused(bound: SpecifierSet, dists: dict[str, str]) -> list[str]:
+    """`name version: Requires-Python X` for each installed distribution whose declared Pythons
+    leave out the bound's lowest version (the one Debian and the Makefile's message name)."""
+    lowest = min(Version(s.version) for s in bound if s.operator in (">=", "=="))
+    refused = []
+    for name, version in sorted(dists.items()):
+        declared = metadata.distribution(name).metadata.get("Requires-Python")
+        if declared and not SpecifierSet(declared).contains(lowest, prereleases=True):
+            refused.append(f"{name} {version}: Requires-Python {declared}")
+    return refused
+
+
+def test_the_makefile_checks_the_pythons_requires_python_names():
+    low, below = makefile_bound()
+    assert requires_python() == SpecifierSet(f">={low},<{below}")
+    assert requires_python().contains(".".join(map(str, sys.version_info[:3])))
+
+
+def test_every_pin_runs_on_the_oldest_python_supported():
+    """Each distribution pinned in constraints.txt and installed here at its pin (all that the
+    build needs, the first test says), and each the run and dev extras need, declares a
+    Requires-Python that takes requires-python's lowest version: pip could install them all."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = [r for e in ("run", "dev") for r in project["optional-dependencies"][e]]
+    dists = needed(build_requirements() + [r for r in extras if not r.startswith("autograd-docs")])
+    for name, version in pins(CONSTRAINTS.read_text(encoding="utf-8")).items():
+        try:
+            if metadata.version(name) == version:
+                dists[name] = version
+        except metadata.PackageNotFoundError:
+            pass  # Zensical's (its own venv): pip says so in make test's install of it
+    assert python_bounds_refused(requires_python(), dists) == []
+
+
+def test_a_pin_that_needs_a_newer_python_is_named():
+    """pymdown-extensions 13.1.2 declares >=3.11.5: a bound reaching down to Debian 12's 3.11.2
+    names it."""
+    refused = python_bounds_refused(SpecifierSet(">=3.11.2,<3.12"), {"pymdown-extensions": "x"})
+    declared = metadata.distribution("pymdown-extensions").metadata["Requires-Python"]
+    assert refused == [f"pymdown-extensions x: Requires-Python {declared}"]
+    assert not SpecifierSet(declared).contains("3.11.2")

@@ -462,6 +462,25 @@ for target in (project / "docs" / "probe.txt", Path({other!r}) / "docs" / "probe
 """
 
 
+def refusal(folder: Path) -> str:
+    """How the kernel refuses a sealed run a new file in `folder`, outside its project, by where
+    the folder lies (a checkout may lie anywhere): not there at all in the run's own temporary,
+    runtime and shared-memory folders (ENOENT); refused by Landlock in the user's configuration
+    and cache folders, overlays the run may write to as far as its mounts go (EACCES); and a
+    read-only mount everywhere else (EROFS)."""
+    path = os.path.realpath(folder)
+
+    def within(folders) -> bool:
+        return any(path.startswith(os.path.realpath(f).rstrip("/") + "/") for f in folders)
+
+    if within([namespaces.SHARED_MEMORY, *namespaces.RUNTIME]):
+        return "FileNotFoundError ENOENT"
+    home = Path.home()
+    user = [os.environ.get("XDG_CONFIG_HOME") or home / ".config"]
+    user.append(os.environ.get("XDG_CACHE_HOME") or home / ".cache")
+    return "PermissionError EACCES" if within(user) else "OSError EROFS"
+
+
 @pytest.mark.skipif(not execute.sealable(), reason="the kernel has no Landlock")
 def test_one_zygote_runs_each_project_in_its_own_root_sealed_to_it(tmp_path):
     # The first project's snippet tries the real repository, the second's the first project:
@@ -480,15 +499,12 @@ def test_one_zygote_runs_each_project_in_its_own_root_sealed_to_it(tmp_path):
         result = pool.run(project, [("where", {}, 60)], 1, fork)["where"]
         assert result.result.status == "ok", result.result.error
         assert result.result.sealed == "landlock"
-        # any other: refused by the kernel: a read-only mount (the real repository), or not
-        # there at all (a project in the temporary folder, which each run has its own of)
+        # any other: refused by the kernel, as where it lies says (refusal)
         target = real if project is first else first.root
-        hidden = any(str(target).startswith(f + "/") for f in namespaces.RUNTIME)
-        other = "FileNotFoundError ENOENT" if hidden else "OSError EROFS"
         assert result.output.decode() == (
             f"{project.root.name} scratch\n"
             "refused True PermissionError -\n"  # its own repository: the audit hook names it
-            f"refused False {other}\n"
+            f"refused False {refusal(target)}\n"
         )
         assert sorted(result.result.inputs) == ["scripts/figures/where.py", "snippets/where.py"]
         zygotes.add(id(zygote._shared))

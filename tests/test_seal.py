@@ -9,6 +9,7 @@ a queue) and DataLoader workers; its recorded output is compared with a reader's
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import os
 import re
@@ -16,6 +17,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -139,10 +141,15 @@ tried("io_uring", lambda: made(libc.syscall(425, 1, None)))
 tried("a key in a keyring", lambda: made(libc.syscall(248, b"user", b"k", b"v", 1, -4)))
 tried("the kernel log", lambda: os.close(os.open("/dev/kmsg", os.O_RDONLY)))
 LOOP_CTL_ADD = 0x4C80
-loop = os.open("/dev/loop-control", os.O_RDONLY)
-tried("a loop device", lambda: fcntl.ioctl(loop, LOOP_CTL_ADD, 77))
+try:  # an ordinary user's run may not even open it (root's group, disk)
+    loop = os.open("/dev/loop-control", os.O_RDONLY)
+except OSError as e:
+    print("a loop device refused:", errno.errorcode[e.errno])
+else:
+    tried("a loop device", lambda: fcntl.ioctl(loop, LOOP_CTL_ADD, 77))
 seen = len(os.listdir("/dev/shm")) - os.path.exists("/dev/shm/mine")
 print("job folders seen in /dev/shm:", seen)
+print("in its /run:", sorted(os.listdir("/run")))
 print("processes in its /proc:", sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))
 """
 
@@ -201,9 +208,10 @@ def sealed(tmp_path_factory):
     abstract.listen()
     machine = subprocess.Popen(["sleep", "300"])
     _, terminal = os.openpty()  # a terminal of the machine's, which no run may read
-    # pathname UNIX sockets of the machine: in the temporary folder and in /run
+    # pathname UNIX sockets of the machine in the runtime folders (/run's when this user may
+    # write there; the doors snippet lists what its /run holds in any case)
     unix = []
-    for where, folder in (("/tmp", tmp_path_factory.mktemp("sockets")), ("/run", Path("/run"))):
+    for where, folder in runtime_folders(tmp_path_factory):
         listener = socket.socket(socket.AF_UNIX)
         path = folder / f"docpipe-test-seal-{os.getpid()}.sock"
         with contextlib.suppress(FileNotFoundError):
@@ -228,18 +236,38 @@ def sealed(tmp_path_factory):
     box.write("snippets/processes.py", PROCESSES)
     box.write("docs/index.md", PAGE.format(name="doors") + PAGE.format(name="processes")[9:])
     box.run = box.regen()
+    box.runtime = [where for where, _, _ in unix]
+    box.machine_run = os.listdir("/run")
     box.machine_alive = machine.poll() is None
     machine.kill()
     server.close()
     abstract.close()
-    for _, path, listener in unix:
+    for where, path, listener in unix:
         listener.close()
         path.unlink()
+        if where == "/var/tmp":
+            path.parent.rmdir()
     box.outside_mode = box.outside.stat().st_mode & 0o7777
     box.outside.unlink()
     box.config_stat = box.config.stat()
     box.config.unlink()
     return box
+
+
+def runtime_folders(tmp_path_factory) -> list[tuple[str, Path]]:
+    """Where the machine's pathname sockets go, as (the folder the doors snippet names, a
+    folder this user may bind in): the temporary folders, and /run, or this user's own folder
+    there (XDG_RUNTIME_DIR), where there is one to write in (as root, or in a login session)."""
+    found = [
+        ("/tmp", tmp_path_factory.mktemp("sockets")),
+        ("/var/tmp", Path(tempfile.mkdtemp(prefix="docpipe-test-seal-", dir="/var/tmp"))),
+    ]
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    for folder in ("/run", runtime):
+        if folder.startswith("/run") and os.access(folder, os.W_OK | os.X_OK):
+            found.append(("/run", Path(folder)))
+            break
+    return found
 
 
 def recorded(box, name: str) -> list[str]:
@@ -280,8 +308,14 @@ def test_no_socket_of_the_machine_can_be_reached_but_its_own_loopback_works(seal
     for address in ("127.0.0.1", "::1", "::ffff:127.0.0.1"):
         assert f"the name of {address} done" in doors
     # pathname sockets: the run's temporary and runtime folders are empty tmpfs of its own
-    assert "the machine's UNIX socket in /tmp refused: ENOENT" in doors
-    assert "the machine's UNIX socket in /run refused: ENOENT" in doors
+    for where in sealed.runtime:
+        assert f"the machine's UNIX socket in {where} refused: ENOENT" in doors
+    assert {"/tmp", "/var/tmp"} <= set(sealed.runtime)
+    # and whoever runs this, what its /run holds is its own (the runner's names for the
+    # loopback), none of the machine's, of which there are some
+    line = next(line for line in doors if line.startswith("in its /run: "))
+    run = ast.literal_eval(line.removeprefix("in its /run: "))
+    assert sealed.machine_run and not set(run) & set(sealed.machine_run), run
     # its own UNIX sockets, made for it by the supervisor, answer as on a reader's machine
     assert "its own UNIX socket done" in doors
     assert "its own UNIX socket by its full path done" in doors
@@ -403,15 +437,20 @@ print("flipped:", answers.count(0), "connected,", answers.count(-1), "refused")
 
 
 def test_a_socket_of_the_machine_is_refused_and_fails_the_run_naming_it(tmp_path):
-    """A pathname UNIX socket of the machine in a folder a run sees (the home folder,
-    /var/lib), by its path or a link to it: no connection reaches it, by any path or race,
-    and the run fails naming the socket; so does a UNIX datagram socket, which sends by path
-    with no connect()."""
+    """A pathname UNIX socket of the machine in a folder a run sees (the home folder, and
+    /var/lib or, for an ordinary user, a folder in the home), by its path or a link to it: no
+    connection reaches it, by any path or race, and the run fails naming the socket; so does a
+    UNIX datagram socket, which sends by path with no connect()."""
     box = make_sandbox(tmp_path)
     listeners = []
+    # a second folder the run sees: /var/lib, or, for a user who may not write there, a
+    # folder of its own in the home folder
+    beside_home = Path("/var/lib")
+    if not os.access(beside_home, os.W_OK | os.X_OK):
+        beside_home = Path(tempfile.mkdtemp(prefix=".docpipe-test-reach-", dir=Path.home()))
     try:
         # (a socket path has at most 107 bytes: the repository's, under pytest's, is longer)
-        for folder in (Path.home(), Path("/var/lib")):
+        for folder in (Path.home(), beside_home):
             path = folder / f".docpipe-test-reach-{os.getpid()}.sock"
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
@@ -433,6 +472,8 @@ def test_a_socket_of_the_machine_is_refused_and_fails_the_run_naming_it(tmp_path
             listener.close()
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
+        if beside_home != Path("/var/lib"):
+            beside_home.rmdir()
     assert accepted == 0
     assert run.returncode == 1
     for path in machine:
@@ -675,12 +716,20 @@ if __name__ == "__main__":
 """
 
 
+# A run's control groups are made in the runner's own group: as root, or where the system
+# delegates that group to the user (systemd does for a login session's services, not for `su`).
+CGROUP_NEEDED = (
+    "no {} control group can be made here: this user may write in no such group of its own"
+    " (root may, or a user whose group systemd delegates to it)"
+)
+
+
 def test_a_process_tree_over_its_memory_limit_fails_naming_it(tmp_path):
     # each process stays under the limit (RLIMIT_DATA); three together do not
     from docpipe.run import cgroups
 
     if cgroups.parent() is None and not os.environ.get("CI"):
-        pytest.skip("no memory control group can be made here (needs root and cgroups)")
+        pytest.skip(CGROUP_NEEDED.format("memory"))
     box = make_sandbox(tmp_path)
     box.write("snippets/snippets.toml", '["tree.py"]\nmemory = 1024\n')
     box.write("snippets/tree.py", TREE)
@@ -753,7 +802,7 @@ def test_a_fork_bomb_stops_at_the_runs_process_limit(tmp_path):
     from docpipe.run import cgroups
 
     if cgroups.parent("pids") is None and not os.environ.get("CI"):
-        pytest.skip("no pids control group can be made here (needs root and cgroups)")
+        pytest.skip(CGROUP_NEEDED.format("pids"))
     box = make_sandbox(tmp_path)
     box.write("snippets/bomb.py", BOMB)
     box.write("docs/index.md", PAGE.format(name="bomb"))

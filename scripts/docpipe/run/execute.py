@@ -23,10 +23,12 @@ import encodings.utf_8_sig  # noqa: F401  (decodes every snippet: imported befor
 import errno
 import functools
 import hashlib
+import importlib.util
 import io
 import os
 import random
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -258,6 +260,7 @@ def _isolate(project: Project, workdir: Path, contained: bool = False) -> str:
     found = [p for p in sys.path if p and os.path.isdir(p)]
     keep = [project.root, sys.prefix, sys.base_prefix, sys.exec_prefix, *found]
     listener = -1
+    _make_user_folders()
     try:
         why = "" if contained else namespaces.isolate(workdir, map(str, keep))
         if not why:
@@ -266,6 +269,30 @@ def _isolate(project: Project, workdir: Path, contained: bool = False) -> str:
         supervisor.hand_over(namespaces.supervisor_line, listener)
         namespaces.supervisor_line = None
     return why
+
+
+def _make_user_folders() -> None:
+    """The user's configuration and cache folders (XDG's), and matplotlib's folders and font
+    cache in them, made if missing, before the run's mounts make the home folder read-only. A
+    reader's machine has them after matplotlib's first import; a new user's may not (matplotlib
+    never ran unsealed there, say a first regen --no-fork), and namespaces.isolate overlays
+    only folders that exist, where Landlock refuses anything new: matplotlib would warn into
+    the output that it could make neither."""
+    home = os.path.expanduser("~")
+    folders = [
+        os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"),
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache"),
+    ]
+    with contextlib.suppress(OSError):  # the run says what it could not do, as before
+        for folder in folders:
+            os.makedirs(folder, exist_ok=True)
+    if os.environ.get("MPLCONFIGDIR") or not importlib.util.find_spec("matplotlib"):
+        return  # MPLCONFIGDIR names matplotlib's folder: the run's warnings name it too
+    if not list(Path(folders[1], "matplotlib").glob("fontlist-*.json")):
+        # matplotlib's first import, in a process of its own: this one's stays the snippet's
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            code = "import matplotlib.font_manager"
+            subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=300)
 
 
 def _drop_capabilities() -> str:
