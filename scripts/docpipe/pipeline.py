@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from docpipe import texts
 from docpipe.catalog import Catalog
 from docpipe.problems import RUN, Problem
 from docpipe.project import Project, Snippet
@@ -159,17 +160,43 @@ def preflight(
     from docpipe.sections import SectionError, find_sections
 
     project = cat.project
+    if found := unreadable(project):
+        return found  # every check below reads these files as text
     site = site or Pages(project)
-    found: list[Problem] = []
     for snippet in snippets:
         try:
-            find_sections(snippet.source.read_text(encoding="utf-8"), snippet.name)
+            find_sections(texts.read(snippet.source, snippet.name), snippet.name)
         except SectionError as e:
             found.append(e.problem)
     found += normalise.problems(cat)
     found += versions.problems(project, snippets if records else [])
     found += claims.cannot_fail(project, site)
     return found + consistency.page_problems(cat, outputs_made_later=writing_outputs, site=site)
+
+
+def unreadable(project: Project) -> list[Problem]:
+    """Each text file the site is made from (its pages, snippets and the modules beside
+    them, figure code, snippets.toml, mkdocs.yml) that is not UTF-8 or starts with a byte
+    order mark (docpipe.texts), by file and line: all of them at once, before anything else
+    reads one. A file a page includes besides these is named when it is read."""
+    from docpipe import texts
+
+    files = [project.config_file, project.meta]
+    for folder, pattern in [
+        (project.docs, "*.md"),
+        (project.snippets, "*.py"),
+        (project.figure_code, "*.py"),
+    ]:
+        files += sorted(folder.rglob(pattern)) if folder.is_dir() else []
+    found = []
+    for path in files:
+        try:
+            texts.read(path, project.rel(path))
+        except texts.NotText as e:
+            found.append(e.problem)
+        except OSError:
+            continue  # not there, or not a file: the checks that need it say so
+    return found
 
 
 def site_problems(
@@ -180,6 +207,8 @@ def site_problems(
     from docpipe.pages import consistency
     from docpipe.pages.reading import Pages
 
+    if found := unreadable(cat.project):
+        return found  # every check reads these files as text
     site = site or Pages(cat.project)
     chosen = cat.snippets if snippets is None else snippets
     return preflight(cat, chosen, writing_outputs=True, records=True, site=site) + (
@@ -296,6 +325,9 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
     project = cat.project
     site = Pages(project)  # the check's pages: each read and parsed once
     result = CheckResult(len(snippets), project=project)
+    if unread := unreadable(project):  # nothing can be checked against what cannot be read
+        result.checked, result.problems = 0, unread
+        return result
     start_zygote(snippets, opts)
     result.problems = (
         site_problems(cat, snippets, site)

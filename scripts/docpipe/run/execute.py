@@ -160,7 +160,11 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
         started = time.perf_counter()
         kept = dict(vars(builtins))  # what the runner's own code after the run relies on
         try:
-            with figures.observing(snippet):
+            try:  # its figure code is loaded first (it may observe the run)
+                observed = figures.observing(snippet)
+            except Exception as e:
+                raise _figure_failure(snippet, e) from None
+            with observed:
                 _run_chunks(snippet, module, stream, result)
         finally:
             vars(builtins).update(kept)  # a snippet's builtins.len = ... ends with its run
@@ -469,22 +473,29 @@ def _figures(snippet: Snippet, namespace: dict) -> dict[str, str]:
     try:
         return figures.draw(snippet, namespace)
     except Exception as e:
-        code = str(snippet.figure_code)
-        frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename != __file__]
-        where = next(
-            (
-                f"{f.filename}:{f.lineno}"
-                for f in reversed(frames)
-                if f.filename.startswith(str(snippet.figure_code.parent))
-            ),
-            code,
-        )
-        detail = "".join(traceback.format_list(frames[-6:]))
-        raise _Failure(
-            f"its figure code failed at {snippet.project.rel(where)}:"
-            f" {type(e).__name__}: {e}\n{detail}",
-            snippet.name,
-        ) from None
+        raise _figure_failure(snippet, e) from None
+
+
+def _figure_failure(snippet: Snippet, e: Exception) -> _Failure:
+    """The run's failure for an exception of its figure code, at the figure code's line."""
+    code = str(snippet.figure_code)
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename != __file__]
+    inside = [
+        f"{f.filename}:{f.lineno}"
+        for f in frames
+        if f.filename.startswith(str(snippet.figure_code.parent))
+    ]
+    if isinstance(e, SyntaxError) and e.filename:  # it never ran: no frame of it
+        inside.append(f"{e.filename}:{e.lineno}" if e.lineno else e.filename)
+        frames = []
+    where = inside[-1] if inside else code
+    detail = "".join(traceback.format_list(frames[-6:]))
+    said = e.msg if isinstance(e, SyntaxError) else e
+    return _Failure(
+        f"its figure code failed at {snippet.project.rel(where)}:"
+        f" {type(e).__name__}: {said}\n{detail}".rstrip("\n"),
+        snippet.name,
+    )
 
 
 class _Failure(Exception):
