@@ -596,14 +596,17 @@ def test_broken_figure_code_is_named_and_nothing_is_written(recorded):
 
 
 def test_output_that_an_include_would_swallow_is_named(recorded):
+    """Found in the output as it would be recorded: regen, which would record it, refuses it
+    (the build would fail on it) and writes nothing."""
     recorded.write("snippets/good.py", 'print("# --8<-" + "- [start:oops]")\n')
-    assert recorded.regen().returncode == 0
-    run = recorded.regen("--check")
+    run = recorded.regen()
     assert run.returncode == 2
     assert (
         "PROBLEM docs/index.md:8: docs/generated/good.txt:1 would not show as recorded"
         " (pymdownx.snippets acts on it): # --8<-- [start:oops]"
     ) in run.stderr
+    assert recorded.read("docs/generated/good.txt") == "hello from good\n"
+    only_sources_changed(recorded, "good")
 
 
 def test_a_snippet_that_replaces_what_the_runner_uses_cannot_corrupt_its_result(recorded):
@@ -766,3 +769,72 @@ def test_a_regen_killed_while_writing_is_repaired_by_the_next(recorded, tmp_path
     assert not list(generated.glob(".*.*"))
     assert recorded.read("docs/generated/good.txt") == "hello, killed\n"
     assert recorded.regen("--check").returncode == 0
+
+
+# What --check and the build refuse in a page, whatever rule finds it: regen refuses it too,
+# having run the snippets, and writes nothing (pipeline.regen checks the site as it would leave
+# it before its files land).
+REFUSED_BY_THE_BUILD = {
+    "a claim naming a missing section": (
+        "\nThe greeting is right. {{ claim good.py:claim-nosuch }}\n",
+        "PROBLEM docs/index.md:11: snippets/good.py has no section 'claim-nosuch'",
+    ),
+    "an exercise solution without a claim": (
+        '\n??? note "Solution"\n\n    The gradient of x squared is 2x.\n',
+        "PROBLEM docs/index.md:11: an exercise solution without a claim",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED_BY_THE_BUILD)
+@pytest.mark.parametrize("paths", [[], ["snippets/good.py"]], ids=["all", "one snippet"])
+def test_regen_refuses_what_check_and_the_build_refuse(recorded, case, paths):
+    added, said = REFUSED_BY_THE_BUILD[case]
+    recorded.write("docs/index.md", recorded.read("docs/index.md") + added)
+    recorded.write("snippets/good.py", 'print("hello, changed")\n')  # so that regen runs it
+    check = recorded.regen("--check", *paths)
+    assert check.returncode == 2
+    assert said in check.stderr
+    run = recorded.regen(*paths)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert said in run.stderr
+    assert "regen: 1 run, nothing written; 1 site problems\n" in run.stdout
+    only_sources_changed(recorded, "good")
+    assert recorded.read("docs/generated/good.txt") == "hello from good\n"
+    assert not [p for p in recorded.root.rglob(".*.*") if p.suffix in (".tmp", ".old")]
+
+
+# Loaded first by the regen (PYTHONPATH): the root refuses a write, as a read-only checkout
+# does for a user who is not root (a file written there is created or opened for writing).
+READ_ONLY = """
+import errno, os
+
+_open = os.open
+
+def _refusing(path, flags, *args, **kwargs):
+    if flags & (os.O_CREAT | os.O_WRONLY | os.O_RDWR) and os.fsdecode(path).endswith(".regen.lock"):
+        raise OSError(errno.EACCES, os.strerror(errno.EACCES), os.fsdecode(path))
+    return _open(path, flags, *args, **kwargs)
+
+os.open = _refusing
+"""
+
+
+def test_a_read_only_checkout_is_named_and_check_still_runs(recorded, tmp_path):
+    """An ordinary user's read-only copy (root ignores modes: a hook refuses the lock file as
+    the kernel refuses it to such a user): regen names the checkout, --check runs."""
+    (tmp_path / "hooks").mkdir()
+    (tmp_path / "hooks" / "sitecustomize.py").write_text(READ_ONLY)
+    recorded.env["PYTHONPATH"] = str(tmp_path / "hooks")
+    recorded.write("snippets/good.py", 'print("hello, changed")\n')
+    run = recorded.regen()
+    assert run.returncode == 1
+    assert run.stderr == (
+        f"error: {recorded.root}: the checkout is not writable (Permission denied: regen takes"
+        " its lock .regen.lock there and writes docs/generated/, docs/notebooks/ and .cache/);"
+        " nothing was run or written. `regen.py --check` writes nothing: it runs here\n"
+    )
+    check = recorded.regen("--check")
+    assert check.returncode == 1  # the drift of the changed snippet, found
+    assert "DRIFT snippets/good.py" in check.stderr
+    only_sources_changed(recorded, "good")

@@ -216,6 +216,27 @@ def site_problems(
     )
 
 
+def chosen_problems(cat: Catalog, snippets: list[Snippet], site: Pages) -> list[Problem]:
+    """The site problems `--check PATHS` and `regen.py PATHS` refuse: the preflight of these
+    snippets, and every other site problem (what the build fails on) in one of them, their
+    figure code or records, or in a page that shows, quotes or claims one of them."""
+    from docpipe.pages import consistency
+    from docpipe.pages.reading import pages_using
+
+    if unread := unreadable(cat.project):
+        return unread  # every check reads these files as text
+    found = preflight(cat, snippets, writing_outputs=True, records=True, site=site)
+    project = cat.project
+    related = set()
+    for snippet in snippets:
+        related |= {snippet.name, project.rel(snippet.figure_code), *pages_using(snippet, site)}
+        related |= {project.rel(p) for p in project.generated_index().get(snippet, ())}
+        mention = f"{snippet.key}.py"  # a value or claim marker names it so
+        related |= {page.name for page in site.all() if mention in page.text}
+    later = consistency.output_problems(cat, site)
+    return found + [p for p in later if p.path in related and p not in found]
+
+
 def run(
     snippets: list[Snippet],
     cat: Catalog,
@@ -330,9 +351,7 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
         return result
     start_zygote(snippets, opts)
     result.problems = (
-        site_problems(cat, snippets, site)
-        if whole_site
-        else preflight(cat, snippets, writing_outputs=True, records=True, site=site)
+        site_problems(cat, snippets, site) if whole_site else chosen_problems(cat, snippets, site)
     )
     named = {p.path for p in result.problems}
     runnable = [s for s in snippets if s.name not in named]  # a broken one is a problem only
@@ -405,9 +424,22 @@ def notebook_drift(project: Project, site: Pages | None = None) -> list[Verdict]
     return found
 
 
-def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> RegenResult:
+class _Refused(Exception):
+    """The site as a regen would leave it has problems --check and the build refuse."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(f"{len(problems)} site problems")
+        self.problems = problems
+
+
+def regen(
+    snippets: list[Snippet], cat: Catalog, opts: Options, force: bool, whole_site: bool = False
+) -> RegenResult:
     """Re-run what changed and rewrite its files; on a site problem, run and write nothing.
-    What it writes lands all together or not at all (writing.batch)."""
+    What it writes lands all together or not at all (writing.batch). Before it lands, the site
+    as it would be is checked as `--check` checks it (`whole_site`: every site problem, as the
+    build does; else those of the chosen snippets, `chosen_problems`): on any problem
+    nothing is written, so that regen never records a site the check and the build refuse."""
     project = cat.project
     notes = [
         f"removed {project.rel(p)} (left by a regen that was killed)"
@@ -434,6 +466,18 @@ def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> 
     try:
         with writing.batch(project) as into:
             _regen(snippets, cat, opts, force, cached, stats, taken, into, result, site=site)
+            # the new records, notebooks and cache are in place, their old versions aside
+            after = Pages(project)
+            refused = (
+                site_problems(cat, site=after)
+                if whole_site
+                else chosen_problems(cat, snippets, after)
+            )
+            if refused:
+                raise _Refused(refused)  # the batch puts every old version back
+    except _Refused as e:
+        result.problems = e.problems
+        result.wrote, result.deleted, result.kept = [], [], []
     except writing.WriteError as e:
         done = result.ran - len(result.failed)
         said = f"{e.message}; nothing was written ({done} snippets ran, none recorded)"
