@@ -21,6 +21,7 @@ import contextlib
 import ctypes
 import encodings.utf_8_sig  # noqa: F401  (decodes every snippet: imported before it runs)
 import errno
+import faulthandler
 import functools
 import hashlib
 import io
@@ -142,6 +143,10 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
     # add when they are imported, as in a reader's process.
     started_by = _watch_repository_files(inside, result)
     stream = _capture_output(job.output)
+    # At its timeout the pool asks the run where it is (STACK_SIGNAL) before it kills it: every
+    # thread's Python stack goes into its output, written by the interpreter's C handler, so
+    # however the snippet hangs (a sleep, a busy loop, a lock).
+    faulthandler.register(STACK_SIGNAL, file=stream, all_threads=True, chain=False)
     _cap_files()
     _cap_memory(job.memory or DEFAULT_MEMORY)
     try:
@@ -192,6 +197,9 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
         with contextlib.suppress(OSError):
             os.chdir(project.root)
     _write_result(job.result, messages.encode_result(result))
+
+
+STACK_SIGNAL = signal.SIGRTMIN + 7  # a signal no library uses: "say where you are"
 
 
 # Taken at import, before any snippet runs: a snippet may replace json.dumps (messages takes
