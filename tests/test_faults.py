@@ -871,3 +871,44 @@ def test_a_read_only_checkout_is_named_and_check_still_runs(recorded, tmp_path):
     assert check.returncode == 1  # the drift of the changed snippet, found
     assert "DRIFT snippets/good.py" in check.stderr
     only_sources_changed(recorded, "good")
+
+
+# Ways a snippet opens a file by a path from the repository root: each fails in its scratch
+# folder, saying so and how to reach the file from the snippet's own place.
+FROM_THE_ROOT = {
+    "open": 'open("snippets/tables/data.csv")',
+    "pathlib": 'Path("snippets/tables/data.csv").read_text()',
+    "a folder above": 'open("snippets/data.csv")',
+}
+
+
+@pytest.mark.parametrize("case", FROM_THE_ROOT)
+def test_a_path_from_the_repository_root_is_said_to_start_in_the_scratch_folder(recorded, case):
+    recorded.write("snippets/tables/data.csv", "a,b\n1,2\n")
+    recorded.write("snippets/data.csv", "a,b\n1,2\n")
+    recorded.write(
+        "snippets/tables/reads.py", f"from pathlib import Path\n\n{FROM_THE_ROOT[case]}\n"
+    )
+    add_to_page(recorded, "tables/reads")
+    run = recorded.regen("snippets/tables/reads.py")
+    assert run.returncode == 1
+    failed = next(x for x in run.stderr.splitlines() if x.startswith("FAILED snippets/tables/"))
+    assert failed.startswith("FAILED snippets/tables/reads.py:3: FileNotFoundError:"), failed
+    assert "(a run starts in an empty scratch folder, /" in failed
+    assert "/scratch, not the repository root" in failed
+    beside = (
+        'Path(__file__).resolve().parents[1] / "data.csv")'
+        if case == "a folder above"
+        else 'Path(__file__).parent / "data.csv")'
+    )
+    assert failed.endswith(beside), failed
+
+
+def test_a_missing_file_the_repository_lacks_too_gets_no_such_advice(recorded):
+    recorded.write("snippets/reads.py", 'open("nowhere.csv")\n')
+    add_to_page(recorded, "reads")
+    run = recorded.regen("snippets/reads.py")
+    assert (
+        "FAILED snippets/reads.py:1: FileNotFoundError: [Errno 2] No such file or directory:"
+        " 'nowhere.csv'\n" in run.stderr
+    )

@@ -158,6 +158,8 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
                 snippet.name,
             )
         os.chdir(scratch)
+        global _started_in
+        _started_in = snippet, scratch
         module = _main_module(snippet)
         # From here on, what is imported is the snippet's (and its figure code's): what the
         # runner imported to set the run up (numpy.random, to reseed it) is no preload of it.
@@ -834,6 +836,28 @@ SEAL_RULE = (
 
 
 _memory = DEFAULT_MEMORY  # MiB: this run's limit (Job.memory), which _why() names
+_started_in: tuple[Snippet, Path] | None = None  # the snippet and its scratch folder
+
+
+def _not_from_the_root(e: BaseException) -> str:
+    """What to say of a file not found by a path relative to the working directory that
+    names a file of the repository: the run started in its scratch folder, not the root."""
+    if _started_in is None or not isinstance(e, FileNotFoundError):
+        return ""
+    snippet, scratch = _started_in
+    name = os.fsdecode(e.filename) if isinstance(e.filename, (str, bytes)) else ""
+    there = snippet.project.root / name
+    if not name or os.path.isabs(name) or not os.path.exists(there):
+        return ""
+    beside = Path(os.path.relpath(there, snippet.source.parent))
+    up = len([p for p in beside.parts if p == ".."])
+    rest = Path(*beside.parts[up:]).as_posix()
+    base = "Path(__file__).parent" if not up else f"Path(__file__).resolve().parents[{up}]"
+    return (
+        f" (a run starts in an empty scratch folder, {scratch}, not the repository root, so"
+        f" {name!r} is not found there: reach it from the snippet's own place,"
+        f' {base} / "{rest}")'
+    )
 
 
 def _why(e: BaseException, sealed: str) -> str:
@@ -843,6 +867,8 @@ def _why(e: BaseException, sealed: str) -> str:
             f" (the runner limits a snippet's process to {_memory} MiB of memory:"
             " raise `memory` for it in snippets/snippets.toml)"
         )
+    if hint := _not_from_the_root(e):
+        return hint
     if isinstance(e, OSError) and e.errno == errno.EFBIG:
         cap = FILE_CAP >> 20
         return f" (the runner caps every file a run writes, its output among them, at {cap} MiB)"
