@@ -160,9 +160,9 @@ def preflight(
     from docpipe.sections import SectionError, find_sections
 
     project = cat.project
-    if found := unreadable(project):
-        return found  # every check below reads these files as text
     site = site or Pages(project)
+    if found := unreadable(project, site):
+        return found  # every check below reads these files as text
     for snippet in snippets:
         try:
             find_sections(texts.read(snippet.source, snippet.name), snippet.name)
@@ -174,11 +174,12 @@ def preflight(
     return found + consistency.page_problems(cat, outputs_made_later=writing_outputs, site=site)
 
 
-def unreadable(project: Project) -> list[Problem]:
+def unreadable(project: Project, site: Pages | None = None) -> list[Problem]:
     """Each text file the site is made from (its pages, snippets and the modules beside
     them, figure code, snippets.toml, mkdocs.yml) that is not UTF-8 or starts with a byte
     order mark (docpipe.texts), by file and line: all of them at once, before anything else
-    reads one. A file a page includes besides these is named when it is read."""
+    reads one. A file a page includes besides these is named when it is read. `site`: the
+    pages, read through it (once for the whole check)."""
     from docpipe import texts
 
     files = [project.config_file, project.meta]
@@ -191,7 +192,10 @@ def unreadable(project: Project) -> list[Problem]:
     found = []
     for path in files:
         try:
-            texts.read(path, project.rel(path))
+            if site is not None and path.suffix == ".md" and project.docs in path.parents:
+                site.page(path)
+            else:
+                texts.read(path, project.rel(path))
         except texts.NotText as e:
             found.append(e.problem)
         except OSError:
@@ -207,9 +211,9 @@ def site_problems(
     from docpipe.pages import consistency
     from docpipe.pages.reading import Pages
 
-    if found := unreadable(cat.project):
-        return found  # every check reads these files as text
     site = site or Pages(cat.project)
+    if found := unreadable(cat.project, site):
+        return found  # every check reads these files as text
     chosen = cat.snippets if snippets is None else snippets
     return preflight(cat, chosen, writing_outputs=True, records=True, site=site) + (
         consistency.output_problems(cat, site)
@@ -223,7 +227,7 @@ def chosen_problems(cat: Catalog, snippets: list[Snippet], site: Pages) -> list[
     from docpipe.pages import consistency
     from docpipe.pages.reading import pages_using
 
-    if unread := unreadable(cat.project):
+    if unread := unreadable(cat.project, site):
         return unread  # every check reads these files as text
     found = preflight(cat, snippets, writing_outputs=True, records=True, site=site)
     project = cat.project
@@ -346,7 +350,7 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
     project = cat.project
     site = Pages(project)  # the check's pages: each read and parsed once
     result = CheckResult(len(snippets), project=project)
-    if unread := unreadable(project):  # nothing can be checked against what cannot be read
+    if unread := unreadable(project, site):  # nothing is checked against what cannot be read
         result.checked, result.problems = 0, unread
         return result
     start_zygote(snippets, opts)
