@@ -170,13 +170,14 @@ def test_a_claim_section_that_prints_is_a_site_problem(claimed):
         "snippets/facts.py",
         FACTS.replace("assert doubled == 4", "assert doubled == 4\nprint(doubled)"),
     )
-    assert claimed.regen().returncode == 0
-    run = claimed.regen("--check")
+    run = claimed.regen()  # the record it would write prints: refused, as the build would
     assert run.returncode == 2
     assert (
         "PROBLEM docs/index.md:11: section 'claim-double' of snippets/facts.py prints, but no page"
         " shows a claim's code: check silently with assert"
     ) in run.stderr
+    assert "regen: 1 run, nothing written" in run.stdout
+    assert claimed.status() == " M snippets/facts.py\n"  # its record as it was
 
 
 def test_a_claim_section_not_named_claim_is_a_site_problem(claimed):

@@ -76,7 +76,7 @@ def test_report_needs_check(tmp_path, capsys):
 def test_main_reads_its_own_arguments_not_sys_argv(monkeypatch, capsys):
     seen = {}
 
-    def regen(snippets, cat, opts, force):
+    def regen(snippets, cat, opts, force, whole_site):
         seen.update(snippets=[s.name for s in snippets], force=force)
         return RegenResult(ran=len(snippets))
 
@@ -91,6 +91,7 @@ def test_main_reads_its_own_arguments_not_sys_argv(monkeypatch, capsys):
 @pytest.mark.integration
 def test_an_unchanged_regen_runs_nothing_and_imports_no_torch(sandbox):
     sandbox.write("snippets/uses_torch.py", "import torch\n\nprint(torch.ones(1).sum().item())\n")
+    sandbox.write("docs/index.md", '# Sandbox\n\n```python\n--8<-- "snippets/uses_torch.py"\n```\n')
     assert sandbox.regen().returncode == 0
     probe = (
         "import runpy, sys\n"

@@ -183,7 +183,40 @@ def test_the_timeout_option_overrides_every_snippet(recorded):
     recorded.write("snippets/slow.py", "import time\n\ntime.sleep(60)\n")
     add_to_page(recorded, "slow")
     run = recorded.regen("--timeout", "0.5", "snippets/slow.py")
-    assert "FAILED snippets/slow.py: timed out after 0.5 s" in run.stderr
+    assert "FAILED snippets/slow.py:3: timed out after 0.5 s" in run.stderr
+
+
+# Ways a snippet hangs, and the line where each one is when it is stopped.
+HANGS = {
+    "a sleep in a function": ("import time\n\n\ndef wait():\n    time.sleep(600)\n\n\nwait()\n", 5),
+    "a busy loop": ("x = 0\nwhile True:\n    x += 1\n", 3),
+    "a lock no one releases": (
+        "import threading\n\nlock = threading.Lock()\nlock.acquire()\nlock.acquire()\n",
+        5,
+    ),
+    "a process it waits for": (
+        'import subprocess\n\nsubprocess.run(["sleep", "600"])\n',
+        3,
+    ),
+}
+
+
+@pytest.mark.waits("snippets that hang until their timeout")
+@pytest.mark.parametrize("case", HANGS)
+def test_a_hung_snippet_is_stopped_at_its_line_and_told_how_to_raise_the_limit(recorded, case):
+    source, line = HANGS[case]
+    recorded.write("snippets/hangs.py", source)
+    add_to_page(recorded, "hangs")
+    recorded.write("snippets/snippets.toml", '["hangs.py"]\ntimeout = 1\n')
+    run = recorded.regen("snippets/hangs.py")
+    assert run.returncode == 1
+    failed = next(x for x in run.stderr.splitlines() if x.startswith("FAILED snippets/hangs.py:"))
+    assert failed.startswith(f"FAILED snippets/hangs.py:{line}: timed out after 1 s"), failed
+    assert 'set `timeout = <seconds>` under ["hangs.py"] in snippets/snippets.toml' in failed
+    assert "docpipe.run.zygote" not in run.stderr  # the runner's own processes are not blamed
+    assert f'snippets/hangs.py", line {line} in' in run.stderr  # its stack, at the end
+    assert "scripts/docpipe" not in run.stderr.split("its output ended with:")[1]
+    only_sources_changed(recorded, "hangs")
 
 
 def test_syntax_error_names_file_and_line(recorded):
@@ -596,14 +629,17 @@ def test_broken_figure_code_is_named_and_nothing_is_written(recorded):
 
 
 def test_output_that_an_include_would_swallow_is_named(recorded):
+    """Found in the output as it would be recorded: regen, which would record it, refuses it
+    (the build would fail on it) and writes nothing."""
     recorded.write("snippets/good.py", 'print("# --8<-" + "- [start:oops]")\n')
-    assert recorded.regen().returncode == 0
-    run = recorded.regen("--check")
+    run = recorded.regen()
     assert run.returncode == 2
     assert (
         "PROBLEM docs/index.md:8: docs/generated/good.txt:1 would not show as recorded"
         " (pymdownx.snippets acts on it): # --8<-- [start:oops]"
     ) in run.stderr
+    assert recorded.read("docs/generated/good.txt") == "hello from good\n"
+    only_sources_changed(recorded, "good")
 
 
 def test_a_snippet_that_replaces_what_the_runner_uses_cannot_corrupt_its_result(recorded):
@@ -766,3 +802,113 @@ def test_a_regen_killed_while_writing_is_repaired_by_the_next(recorded, tmp_path
     assert not list(generated.glob(".*.*"))
     assert recorded.read("docs/generated/good.txt") == "hello, killed\n"
     assert recorded.regen("--check").returncode == 0
+
+
+# What --check and the build refuse in a page, whatever rule finds it: regen refuses it too,
+# having run the snippets, and writes nothing (pipeline.regen checks the site as it would leave
+# it before its files land).
+REFUSED_BY_THE_BUILD = {
+    "a claim naming a missing section": (
+        "\nThe greeting is right. {{ claim good.py:claim-nosuch }}\n",
+        "PROBLEM docs/index.md:11: snippets/good.py has no section 'claim-nosuch'",
+    ),
+    "an exercise solution without a claim": (
+        '\n??? note "Solution"\n\n    The gradient of x squared is 2x.\n',
+        "PROBLEM docs/index.md:11: an exercise solution without a claim",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED_BY_THE_BUILD)
+@pytest.mark.parametrize("paths", [[], ["snippets/good.py"]], ids=["all", "one snippet"])
+def test_regen_refuses_what_check_and_the_build_refuse(recorded, case, paths):
+    added, said = REFUSED_BY_THE_BUILD[case]
+    recorded.write("docs/index.md", recorded.read("docs/index.md") + added)
+    recorded.write("snippets/good.py", 'print("hello, changed")\n')  # so that regen runs it
+    check = recorded.regen("--check", *paths)
+    assert check.returncode == 2
+    assert said in check.stderr
+    run = recorded.regen(*paths)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert said in run.stderr
+    assert "regen: 1 run, nothing written; 1 site problems\n" in run.stdout
+    only_sources_changed(recorded, "good")
+    assert recorded.read("docs/generated/good.txt") == "hello from good\n"
+    assert not [p for p in recorded.root.rglob(".*.*") if p.suffix in (".tmp", ".old")]
+
+
+# Loaded first by the regen (PYTHONPATH): the root refuses a write, as a read-only checkout
+# does for a user who is not root (a file written there is created or opened for writing).
+READ_ONLY = """
+import errno, os
+
+_open = os.open
+
+def _refusing(path, flags, *args, **kwargs):
+    if flags & (os.O_CREAT | os.O_WRONLY | os.O_RDWR) and os.fsdecode(path).endswith(".regen.lock"):
+        raise OSError(errno.EACCES, os.strerror(errno.EACCES), os.fsdecode(path))
+    return _open(path, flags, *args, **kwargs)
+
+os.open = _refusing
+"""
+
+
+def test_a_read_only_checkout_is_named_and_check_still_runs(recorded, tmp_path):
+    """An ordinary user's read-only copy (root ignores modes: a hook refuses the lock file as
+    the kernel refuses it to such a user): regen names the checkout, --check runs."""
+    (tmp_path / "hooks").mkdir()
+    (tmp_path / "hooks" / "sitecustomize.py").write_text(READ_ONLY)
+    recorded.env["PYTHONPATH"] = str(tmp_path / "hooks")
+    recorded.write("snippets/good.py", 'print("hello, changed")\n')
+    run = recorded.regen()
+    assert run.returncode == 1
+    assert run.stderr == (
+        f"error: {recorded.root}: the checkout is not writable (Permission denied: regen takes"
+        " its lock .regen.lock there and writes docs/generated/, docs/notebooks/ and .cache/);"
+        " nothing was run or written. `regen.py --check` writes nothing: it runs here\n"
+    )
+    check = recorded.regen("--check")
+    assert check.returncode == 1  # the drift of the changed snippet, found
+    assert "DRIFT snippets/good.py" in check.stderr
+    only_sources_changed(recorded, "good")
+
+
+# Ways a snippet opens a file by a path from the repository root: each fails in its scratch
+# folder, saying so and how to reach the file from the snippet's own place.
+FROM_THE_ROOT = {
+    "open": 'open("snippets/tables/data.csv")',
+    "pathlib": 'Path("snippets/tables/data.csv").read_text()',
+    "a folder above": 'open("snippets/data.csv")',
+}
+
+
+@pytest.mark.parametrize("case", FROM_THE_ROOT)
+def test_a_path_from_the_repository_root_is_said_to_start_in_the_scratch_folder(recorded, case):
+    recorded.write("snippets/tables/data.csv", "a,b\n1,2\n")
+    recorded.write("snippets/data.csv", "a,b\n1,2\n")
+    recorded.write(
+        "snippets/tables/reads.py", f"from pathlib import Path\n\n{FROM_THE_ROOT[case]}\n"
+    )
+    add_to_page(recorded, "tables/reads")
+    run = recorded.regen("snippets/tables/reads.py")
+    assert run.returncode == 1
+    failed = next(x for x in run.stderr.splitlines() if x.startswith("FAILED snippets/tables/"))
+    assert failed.startswith("FAILED snippets/tables/reads.py:3: FileNotFoundError:"), failed
+    assert "(a run starts in an empty scratch folder, /" in failed
+    assert "/scratch, not the repository root" in failed
+    beside = (
+        'Path(__file__).resolve().parents[1] / "data.csv")'
+        if case == "a folder above"
+        else 'Path(__file__).parent / "data.csv")'
+    )
+    assert failed.endswith(beside), failed
+
+
+def test_a_missing_file_the_repository_lacks_too_gets_no_such_advice(recorded):
+    recorded.write("snippets/reads.py", 'open("nowhere.csv")\n')
+    add_to_page(recorded, "reads")
+    run = recorded.regen("snippets/reads.py")
+    assert (
+        "FAILED snippets/reads.py:1: FileNotFoundError: [Errno 2] No such file or directory:"
+        " 'nowhere.csv'\n" in run.stderr
+    )

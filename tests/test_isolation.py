@@ -107,6 +107,8 @@ def test_the_audit_names_a_snippet_whose_output_shows_the_zygote(sandbox):
         """,
     )
     sandbox.write("snippets/plain.py", 'print("plain")\n')
+    shown = "".join(f'\n```python\n--8<-- "snippets/{n}.py"\n```\n' for n in ("peeks", "plain"))
+    sandbox.write("docs/index.md", "# Sandbox\n" + shown)
     assert sandbox.regen().returncode == 0
     assert sandbox.read("docs/generated/peeks.txt") == "numpy already imported: True\n"
     audit = sandbox.regen("--audit")

@@ -38,6 +38,7 @@ CORE = (
     "vacuous",
     "statuses",
     "inputs",
+    "texts",
 )
 TOP = ("pipeline", "verify", "cli", "live", "preview", "scaffold", "pagework", "published")
 MAY_IMPORT = {

@@ -283,7 +283,7 @@ def test_serve_answers_at_once_while_a_snippet_hangs_and_shows_its_state(site, s
         time.sleep(0.2)
     print(f"slowest answer while the snippet ran: {slowest:.2f} s")
     assert "snippets/hello.py failed: this page shows its last recorded run" in page
-    assert "snippets/hello.py: timed out after 8 s" in page
+    assert "snippets/hello.py:8: timed out after 8 s" in page  # at its time.sleep(30)
     assert "hello, first version" in page  # the last recorded run, kept
     assert "is running" not in page
 

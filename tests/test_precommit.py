@@ -49,7 +49,8 @@ def test_the_hook_refuses_a_commit_with_a_drifted_snippet(sandbox, tmp_path):
     sandbox.write(".gitignore", ".cache/\n.regen.lock\n.venv\n")
     sandbox.write("snippets/one.py", 'print("one")\n')
     sandbox.write("snippets/two.py", 'print("two")\n')
-    sandbox.write("docs/index.md", '# Two\n\n```python\n--8<-- "snippets/one.py"\n```\n')
+    shown = "".join(f'\n```python\n--8<-- "snippets/{n}.py"\n```\n' for n in ("one", "two"))
+    sandbox.write("docs/index.md", "# Two\n" + shown)
     assert sandbox.regen().returncode == 0
     sandbox.commit()
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit")}

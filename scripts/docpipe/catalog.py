@@ -8,6 +8,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 
+from docpipe import texts
 from docpipe.problems import SettingsError
 from docpipe.project import Project, Snippet
 
@@ -111,7 +112,7 @@ def load(project: Project) -> Catalog:
     meta = project.meta
     where = project.rel(meta)
     try:
-        text = meta.read_text(encoding="utf-8") if meta.exists() else ""
+        text = texts.read(meta, where) if meta.exists() else ""
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         # tomllib ends its message with "(at line N, column M)": the line goes in its place

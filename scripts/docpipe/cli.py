@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None, project: Project | None = None) -> int:
             result = pipeline.check(selected, cat, opts, not args.paths)
             return check(result, args.report, args.unverified_ok)
         with writing.exclusive(project, args.lock_wait):
-            return regen(pipeline.regen(selected, cat, opts, args.force))
+            return regen(pipeline.regen(selected, cat, opts, args.force, not args.paths))
     except DocpipeError as e:  # the regen lock, writing, a verification's venv
         print(f"error: {e}", file=sys.stderr)
         return exit_code([e.problem])
@@ -287,7 +287,8 @@ def regen(result: pipeline.RegenResult) -> int:
         return 1
     if result.problems:
         _problems(result.problems)
-        print(f"regen: nothing run or written; {len(result.problems)} site problems")
+        done = f"{result.ran} run, nothing written" if result.ran else "nothing run or written"
+        print(f"regen: {done}; {len(result.problems)} site problems")
         print(FIX_PROBLEMS)
         return exit_code(result.problems)
     if result.unchanged:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from docpipe import texts
 from docpipe.catalog import Catalog
 from docpipe.problems import RUN, Problem
 from docpipe.project import Project, Snippet
@@ -160,16 +161,46 @@ def preflight(
 
     project = cat.project
     site = site or Pages(project)
-    found: list[Problem] = []
+    if found := unreadable(project, site):
+        return found  # every check below reads these files as text
     for snippet in snippets:
         try:
-            find_sections(snippet.source.read_text(encoding="utf-8"), snippet.name)
+            find_sections(texts.read(snippet.source, snippet.name), snippet.name)
         except SectionError as e:
             found.append(e.problem)
     found += normalise.problems(cat)
     found += versions.problems(project, snippets if records else [])
     found += claims.cannot_fail(project, site)
     return found + consistency.page_problems(cat, outputs_made_later=writing_outputs, site=site)
+
+
+def unreadable(project: Project, site: Pages | None = None) -> list[Problem]:
+    """Each text file the site is made from (its pages, snippets and the modules beside
+    them, figure code, snippets.toml, mkdocs.yml) that is not UTF-8 or starts with a byte
+    order mark (docpipe.texts), by file and line: all of them at once, before anything else
+    reads one. A file a page includes besides these is named when it is read. `site`: the
+    pages, read through it (once for the whole check)."""
+    from docpipe import texts
+
+    files = [project.config_file, project.meta]
+    for folder, pattern in [
+        (project.docs, "*.md"),
+        (project.snippets, "*.py"),
+        (project.figure_code, "*.py"),
+    ]:
+        files += sorted(folder.rglob(pattern)) if folder.is_dir() else []
+    found = []
+    for path in files:
+        try:
+            if site is not None and path.suffix == ".md" and project.docs in path.parents:
+                site.page(path)
+            else:
+                texts.read(path, project.rel(path))
+        except texts.NotText as e:
+            found.append(e.problem)
+        except OSError:
+            continue  # not there, or not a file: the checks that need it say so
+    return found
 
 
 def site_problems(
@@ -181,10 +212,33 @@ def site_problems(
     from docpipe.pages.reading import Pages
 
     site = site or Pages(cat.project)
+    if found := unreadable(cat.project, site):
+        return found  # every check reads these files as text
     chosen = cat.snippets if snippets is None else snippets
     return preflight(cat, chosen, writing_outputs=True, records=True, site=site) + (
         consistency.output_problems(cat, site)
     )
+
+
+def chosen_problems(cat: Catalog, snippets: list[Snippet], site: Pages) -> list[Problem]:
+    """The site problems `--check PATHS` and `regen.py PATHS` refuse: the preflight of these
+    snippets, and every other site problem (what the build fails on) in one of them, their
+    figure code or records, or in a page that shows, quotes or claims one of them."""
+    from docpipe.pages import consistency
+    from docpipe.pages.reading import pages_using
+
+    if unread := unreadable(cat.project, site):
+        return unread  # every check reads these files as text
+    found = preflight(cat, snippets, writing_outputs=True, records=True, site=site)
+    project = cat.project
+    related = set()
+    for snippet in snippets:
+        related |= {snippet.name, project.rel(snippet.figure_code), *pages_using(snippet, site)}
+        related |= {project.rel(p) for p in project.generated_index().get(snippet, ())}
+        mention = f"{snippet.key}.py"  # a value or claim marker names it so
+        related |= {page.name for page in site.all() if mention in page.text}
+    later = consistency.output_problems(cat, site)
+    return found + [p for p in later if p.path in related and p not in found]
 
 
 def run(
@@ -309,11 +363,12 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
     project = cat.project
     site = Pages(project)  # the check's pages: each read and parsed once
     result = CheckResult(len(snippets), project=project)
+    if unread := unreadable(project, site):  # nothing is checked against what cannot be read
+        result.checked, result.problems = 0, unread
+        return result
     start_zygote(snippets, opts)
     result.problems = (
-        site_problems(cat, snippets, site)
-        if whole_site
-        else preflight(cat, snippets, writing_outputs=True, records=True, site=site)
+        site_problems(cat, snippets, site) if whole_site else chosen_problems(cat, snippets, site)
     )
     named = {p.path for p in result.problems}
     runnable = [s for s in snippets if s.name not in named]  # a broken one is a problem only
@@ -386,9 +441,22 @@ def notebook_drift(project: Project, site: Pages | None = None) -> list[Verdict]
     return found
 
 
-def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> RegenResult:
+class _Refused(Exception):
+    """The site as a regen would leave it has problems --check and the build refuse."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(f"{len(problems)} site problems")
+        self.problems = problems
+
+
+def regen(
+    snippets: list[Snippet], cat: Catalog, opts: Options, force: bool, whole_site: bool = False
+) -> RegenResult:
     """Re-run what changed and rewrite its files; on a site problem, run and write nothing.
-    What it writes lands all together or not at all (writing.batch)."""
+    What it writes lands all together or not at all (writing.batch). Before it lands, the site
+    as it would be is checked as `--check` checks it (`whole_site`: every site problem, as the
+    build does; else those of the chosen snippets, `chosen_problems`): on any problem
+    nothing is written, so that regen never records a site the check and the build refuse."""
     project = cat.project
     notes = [
         f"removed {project.rel(p)} (left by a regen that was killed)"
@@ -415,6 +483,18 @@ def regen(snippets: list[Snippet], cat: Catalog, opts: Options, force: bool) -> 
     try:
         with writing.batch(project) as into:
             _regen(snippets, cat, opts, force, cached, stats, taken, into, result, site=site)
+            # the new records, notebooks and cache are in place, their old versions aside
+            after = Pages(project)
+            refused = (
+                site_problems(cat, site=after)
+                if whole_site
+                else chosen_problems(cat, snippets, after)
+            )
+            if refused:
+                raise _Refused(refused)  # the batch puts every old version back
+    except _Refused as e:
+        result.problems = e.problems
+        result.wrote, result.deleted, result.kept = [], [], []
     except writing.WriteError as e:
         done = result.ran - len(result.failed)
         said = f"{e.message}; nothing was written ({done} snippets ran, none recorded)"

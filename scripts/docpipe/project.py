@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from docpipe import texts
 from docpipe.problems import SettingsError
 
 THEMES = ("light", "dark")
@@ -240,6 +241,8 @@ def _load_site(config_file: Path) -> Site:
     from mkdocs.config import load_config
     from mkdocs.exceptions import ConfigurationError
 
+    if config_file.is_file():  # a byte that is not UTF-8 named by its line, not its offset
+        texts.read(config_file, config_file.name)
     try:
         # Without the plugins and hooks: the pipeline reads none of their settings, and
         # loading them (mkdocs-jupyter imports nbconvert) took half a second of every fresh

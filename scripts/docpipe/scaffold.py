@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from docpipe import texts
 from docpipe.pages import terms
 from docpipe.problems import AUTHOR, DocpipeError
 from docpipe.project import KEY_PART, Project
@@ -213,10 +214,10 @@ def write(project: Project, name: str) -> list[str]:
         if path.exists():
             raise ScaffoldError(f"--new-page {name}: {project.rel(path)} exists; nothing written")
     settings = project.snippets / "snippets.toml"
-    toml = settings.read_text(encoding="utf-8") if settings.is_file() else ""
+    toml = texts.read(settings, project.rel(settings)) if settings.is_file() else ""
     if f'["{new.key}.py' in toml:
         raise ScaffoldError(f"--new-page {name}: snippets/snippets.toml has {new.key}.py already")
-    config = project.config_file.read_text(encoding="utf-8")
+    config = texts.read(project.config_file, project.rel(project.config_file))
     quoted = f'"{new.title}": {new.page}'
     config = _nav_insert(config, "Tutorial", quoted)
     config = _nav_insert(config, "Notebooks", f'"Notebook: {new.title}": {new.notebook}')

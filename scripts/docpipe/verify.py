@@ -24,6 +24,7 @@ import time
 import tomllib
 from pathlib import Path
 
+from docpipe import texts
 from docpipe.problems import RUN, DocpipeError
 from docpipe.project import Project, Snippet
 from docpipe.recorded.verified import (  # noqa: F401  (the read side, re-exported)
@@ -62,7 +63,7 @@ def requirements(project: Project, version: str) -> list[str]:
 
     from docpipe.recorded.versions import PYPROJECT
 
-    config = tomllib.loads((project.root / PYPROJECT).read_text(encoding="utf-8"))
+    config = tomllib.loads(texts.read(project.root / PYPROJECT, PYPROJECT))
     run = config["project"]["optional-dependencies"]["run"]
     # The runner reads sections with pymdownx's grammar, and a snippet may use what the site
     # uses (snippets/authoring/drift_report.py runs the check): the site's dependencies too.
@@ -142,8 +143,8 @@ def child(project: Project, out: Path, jobs: int) -> None:
                 "failed_section": None,
             }
             continue
-        texts = {project.rel(p): data.decode("utf-8") for p, data in files.items()}
-        found[snippet.name] = {"status": RunStatus.OK, "files": texts}
+        published = {project.rel(p): data.decode("utf-8") for p, data in files.items()}
+        found[snippet.name] = {"status": RunStatus.OK, "files": published}
     out.write_text(json.dumps({"environment": stamp(), "snippets": found}), encoding="utf-8")
 
 
@@ -160,7 +161,7 @@ def cited_claims(snippet: Snippet) -> list[str]:
     pages = Pages(project).all()
     cited = {c.section for page in pages for c in find(project, page) if c.snippet == snippet}
     try:
-        order = list(find_sections(snippet.source.read_text(encoding="utf-8"), snippet.name))
+        order = list(find_sections(texts.read(snippet.source, snippet.name), snippet.name))
     except (OSError, SectionError):
         order = []
     return sorted(cited, key=lambda s: (order.index(s) if s in order else len(order), s))

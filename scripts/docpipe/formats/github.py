@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 
+from docpipe import texts
 from docpipe.formats import terminal
 from docpipe.recorded import versions
 from docpipe.recorded.drift import marked, with_marks
@@ -171,7 +172,7 @@ def _changed_section_line(v) -> int:
     try:
         old = dict(load(snippet).sections)
         new = dict(Record.from_bytes(v.files[snippet.record], snippet.name).sections)
-        spans = find_sections(snippet.source.read_text(encoding="utf-8"), snippet.name)
+        spans = find_sections(texts.read(snippet.source, snippet.name), snippet.name)
     except (OSError, KeyError, RecordError, SectionError):
         return 1
     for section, output in new.items():

@@ -16,7 +16,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from docpipe import inputs
+from docpipe import inputs, texts
 from docpipe.catalog import Catalog
 from docpipe.pages import claims, sentences
 from docpipe.pages.reading import Page, Pages
@@ -105,7 +105,7 @@ def check(cat: Catalog, page: Page, allowed: tuple[str, ...]) -> tuple[list[Prob
 def unasserted(snippet: Snippet) -> list[Problem]:
     """Hand results a snippet computes next to autograd's gradients without asserting them."""
     try:
-        tree = parsed(snippet.source.read_text(encoding="utf-8"), snippet.name)
+        tree = parsed(texts.read(snippet.source, snippet.name), snippet.name)
     except (SyntaxError, OSError):
         return []  # the run reports it
     if not any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(tree)):

@@ -36,6 +36,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from docpipe import texts
 from docpipe.pages import markup
 from docpipe.pages import reading as pages
 from docpipe.project import Project, Snippet
@@ -261,11 +262,11 @@ def check(project: Project, site: Path) -> list[Finding]:
                 )
             )
             continue
-        found += check_page(project, site, page, path.read_text(encoding="utf-8"), read)
+        found += check_page(project, site, page, texts.read(path, project.rel(path)), read)
     for built in sorted(site.rglob("*.html")):
         rel = built.relative_to(site).as_posix()
         if rel not in {p.built for p in expected}:  # 404.html, a stray page
-            found += _requests(rel, parse(built.read_text(encoding="utf-8")))
+            found += _requests(rel, parse(texts.read(built, str(built))))
     for css in sorted(site.rglob("*.css")):
         for url in _css_urls(css.read_text(encoding="utf-8", errors="replace")):
             if _outside(url):
@@ -314,19 +315,19 @@ def check_page(
 
 def _included(project: Project, tutorial: pages.Page) -> list[str]:
     """The text of what the page's Markdown includes: outputs as their records hold them."""
-    texts = []
+    shown = []
     for inc in tutorial.includes:
         if inc.problem:
             continue
         use = pages.classify(project, inc)
         try:
             if use.kind == "output":
-                texts.append(records.load(use.snippet).output_of(inc.section))
+                shown.append(records.load(use.snippet).output_of(inc.section))
             else:
-                texts.append(inc.path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, records.RecordError):
+                shown.append(texts.read(inc.path, project.rel(inc.path)))
+        except (OSError, texts.NotText, records.RecordError):
             continue  # the output check names a missing record
-    return texts
+    return shown
 
 
 def _markers(page: Page, root: Node, source: str, included: list[str]) -> list[Finding]:
@@ -429,7 +430,7 @@ def _claim_target(project: Project, href: str) -> tuple[tuple[str, str] | None, 
     if not source.is_file():
         return None, f"{m['path']} does not exist"
     try:
-        spans = find_sections(source.read_text(encoding="utf-8"), m["path"])
+        spans = find_sections(texts.read(source, m["path"]), m["path"])
     except SectionError as e:
         return None, str(e)
     span = (int(m["first"]), int(m["last"]))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from docpipe import inputs, vacuous
+from docpipe import inputs, texts, vacuous
 from docpipe.pages.reading import CLAIM, Page, Pages, as_page, text_key
 from docpipe.pages.reproduced import claim_versions
 from docpipe.pages.sentences import SENTENCE_END  # the one rule for where a sentence ends
@@ -84,7 +84,7 @@ def checks(snippet: Snippet, section: str) -> tuple[int, int]:
     (its message names the snippet; the caller places it on the page and line of the marker)."""
     if not snippet.source.is_file():
         raise ClaimError(f"{snippet.name} does not exist")
-    text = snippet.source.read_text(encoding="utf-8")
+    text = texts.read(snippet.source, snippet.name)
     try:
         span = find_sections(text, snippet.name).get(section)
         asserts = _assert_lines(text, snippet.name)
@@ -241,7 +241,7 @@ def cases(snippet: Snippet, section: str, runs: dict[int, int] | None) -> str:
 
 
 def _source(snippet: Snippet) -> str:
-    return snippet.source.read_text(encoding="utf-8")
+    return texts.read(snippet.source, snippet.name)
 
 
 def _verified(snippet: Snippet, section: str) -> str:
@@ -288,7 +288,7 @@ def section_nodes(snippet: Snippet, section: str) -> list[ast.AST]:
     """The statements of a claim's section, or [] when the marker is broken (problems names it)."""
     try:
         first, last = checks(snippet, section)
-        tree = parsed(snippet.source.read_text(encoding="utf-8"), snippet.name)
+        tree = parsed(texts.read(snippet.source, snippet.name), snippet.name)
     except (ClaimError, SyntaxError, OSError):
         return []
     return [n for n in tree.body if first <= n.lineno <= last]

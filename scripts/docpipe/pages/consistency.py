@@ -9,7 +9,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from docpipe import inputs
+from docpipe import inputs, texts
 from docpipe.catalog import Catalog
 from docpipe.pages import claims, rules
 from docpipe.pages import reading as pages
@@ -140,7 +140,9 @@ def include_problems(
             found += _output_section_problems(project, inc, where)
             continue
         try:
-            spans = find_sections(inc.path.read_text(encoding="utf-8"), project.rel(inc.path))
+            spans = find_sections(
+                texts.read(inc.path, project.rel(inc.path)), project.rel(inc.path)
+            )
         except SectionError as e:
             found.append(Problem(*where, str(e)))
             continue
@@ -320,7 +322,7 @@ def unshown_sections(project: Project, page: Path | pages.Page) -> list[Problem]
 @lru_cache(maxsize=1024)
 def _shown_sections(snippet, mtime: int) -> list[str]:
     """The sections of a snippet a page shows (all but its claims), in order."""
-    spans = find_sections(snippet.source.read_text(encoding="utf-8"), snippet.name)
+    spans = find_sections(texts.read(snippet.source, snippet.name), snippet.name)
     return [name for name in spans if not name.startswith(CLAIM_PREFIX)]
 
 
@@ -380,7 +382,7 @@ def swallowed_lines(project: Project, output: Path, where: tuple[str, int]) -> l
     """Output lines pymdownx.snippets would act on even inside an included file (an include
     line is expanded, a section marker deleted), so the page would not show them as recorded."""
     pre = preprocessor(project.site.snippets_options)
-    lines = output.read_text(encoding="utf-8").splitlines()
+    lines = texts.read(output, project.rel(output)).splitlines()
     return [
         Problem(
             *where,
@@ -488,8 +490,8 @@ def _titled_file(project: Project, where, fence, inner) -> list[Problem]:
 def _stands_in(lines: tuple[str, ...], path: Path) -> bool:
     """Whether these lines (stripped, blank ones left out) are consecutive lines of the file."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = texts.read(path)
+    except (OSError, texts.NotText):
         return False
     held = [x.strip() for x in text.splitlines() if x.strip()]
     n = len(lines)

@@ -34,6 +34,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from docpipe import texts
 from docpipe.problems import Problem
 from docpipe.project import Project
 
@@ -117,7 +118,7 @@ class Engine:
                     ) from None
 
                 racer = MiniRacer()
-                racer.eval((self.katex_dir / "katex.min.js").read_text(encoding="utf-8"))
+                racer.eval(texts.read(self.katex_dir / "katex.min.js"))
                 racer.eval(RENDER_JS)
                 self._racer = racer
                 atexit.register(self.close)
@@ -338,7 +339,7 @@ def _locator(project: Project, source: Path):
     """where(formula) -> (path, line, cell): a notebook's formula is named by its cell and the
     line in it ("cell 3, line 2: "), with no line of the file."""
     name = project.rel(source)
-    text = source.read_text(encoding="utf-8") if source.exists() else ""
+    text = texts.read(source, name) if source.exists() else ""
     if source.suffix == ".ipynb":
         candidates = []
         cells = json.loads(text).get("cells", []) if text else []

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from docpipe import texts
 from docpipe.pages import claims, values
 from docpipe.pages import reading as pages
 from docpipe.project import Project, Snippet
@@ -53,7 +54,7 @@ def inputs(project: Project, page: Path, site: pages.Pages | None = None) -> lis
 
 def section_code(snippet: Snippet, section: str) -> str:
     options = snippet.project.site.snippets_options
-    return section_text(snippet.source.read_text(encoding="utf-8"), section, options)
+    return section_text(texts.read(snippet.source, snippet.name), section, options)
 
 
 def section_output(snippet: Snippet, section: str) -> str:
@@ -107,7 +108,7 @@ def build(project: Project, page: Path | pages.Page):
                 cells.append(cell)
             elif use and use.kind == "file":
                 shown = section_text(
-                    inner[0].path.read_text(encoding="utf-8"),
+                    texts.read(inner[0].path, project.rel(inner[0].path)),
                     inner[0].section,
                     project.site.snippets_options,
                 )

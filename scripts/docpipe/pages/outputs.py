@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from docpipe import texts
 from docpipe.pages import reading as pages
 from docpipe.problems import DocpipeError
 from docpipe.project import Project, Snippet
@@ -137,7 +138,7 @@ def blocks(project: Project, page: Path | pages.Page, text: str | None = None) -
 def source_sections(snippet: Snippet) -> dict[str, tuple[int, int]] | None:
     """The snippet's sections as its source marks them (None: unreadable, named elsewhere)."""
     try:
-        return find_sections(snippet.source.read_text(encoding="utf-8"), snippet.name)
+        return find_sections(texts.read(snippet.source, snippet.name), snippet.name)
     except (OSError, SectionError):
         return None
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from pathlib import Path
 
-from docpipe import inputs
+from docpipe import inputs, texts
 from docpipe.pages import markup
 from docpipe.project import Project, Snippet
 from docpipe.sections import preprocessor
@@ -78,7 +78,7 @@ class Page:
     @classmethod
     def read(cls, project: Project, path: Path, site: Pages | None = None) -> Page:
         state = inputs.state(os.fspath(path))  # before the read: a later change is seen
-        text = Path(path).read_text(encoding="utf-8")
+        text = texts.read(path, project.rel(path))
         return cls(project, Path(path), text, state, site or Pages(project))
 
     def __str__(self) -> str:

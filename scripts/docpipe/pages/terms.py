@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from docpipe import texts
 from docpipe.catalog import Catalog
 from docpipe.pages import markup
 from docpipe.pages.prose import covering
@@ -113,7 +114,7 @@ def read_glossary(glossary: Path | Page) -> tuple[list[Term], list[tuple[int, st
         path, all_tokens = glossary.path, glossary.tokens
     elif glossary.is_file():
         path = glossary
-        all_tokens = tokens(markup.without_examples(path.read_text(encoding="utf-8")))
+        all_tokens = tokens(markup.without_examples(texts.read(path)))
     else:
         return [], []
     from markdown.extensions.toc import slugify

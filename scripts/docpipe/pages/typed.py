@@ -28,6 +28,7 @@ import ast
 import re
 from functools import lru_cache
 
+from docpipe import texts
 from docpipe.catalog import Catalog
 from docpipe.pages.prose import covering, prose
 from docpipe.pages.reading import Page, tokens_of
@@ -89,7 +90,7 @@ def run_numbers(cat: Catalog, snippets: list[Snippet]) -> tuple[set[float], set[
 def input_literals(snippet: Snippet) -> set[float]:
     """The numeric literals of a snippet's source that are data, outside its claim sections."""
     try:
-        text = snippet.source.read_text(encoding="utf-8")
+        text = texts.read(snippet.source, snippet.name)
         return set(_input_literals(text, snippet.name))
     except (OSError, SyntaxError, SectionError):
         return set()

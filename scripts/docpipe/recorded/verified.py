@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
-from docpipe import inputs
+from docpipe import inputs, texts
 from docpipe.project import Project, Snippet
 from docpipe.recorded import fingerprints, record
 from docpipe.recorded.versions import PinError, pin
@@ -77,7 +77,7 @@ def load(project: Project, version: str) -> dict | None:
 @cache
 def _load(path: Path, mtime: int) -> dict | None:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(texts.read(path, f"verified/{path.name}"))
     except ValueError:
         return None
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from docpipe import environment
+from docpipe import environment, texts
 from docpipe.problems import DocpipeError, Problem
 from docpipe.project import Project, Snippet
 from docpipe.recorded.drift import recorded_environment
@@ -60,7 +60,7 @@ def _pin(path: Path, mtime: int) -> Pin:
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.version import InvalidVersion, Version
 
-    text = path.read_text(encoding="utf-8")
+    text = texts.read(path, PYPROJECT)
     where = PYPROJECT
     try:
         config = tomllib.loads(text)

@@ -213,7 +213,7 @@ def exclusive(project: Project, wait: float = REGEN_LOCK_WAIT) -> Iterator[None]
     lock = FileLock(project.root / LOCK)
     try:
         lock.acquire(timeout=0)
-    except Timeout:
+    except Timeout:  # first: filelock's Timeout is an OSError (TimeoutError) too
         print(f"another regen.py holds {LOCK}; waiting up to {wait:g} s", file=sys.stderr)
         try:
             lock.acquire(timeout=wait)
@@ -221,6 +221,13 @@ def exclusive(project: Project, wait: float = REGEN_LOCK_WAIT) -> Iterator[None]
             raise LockError(
                 f"another regen.py still holds {LOCK} after {wait:g} s; nothing was written"
             ) from None
+    except OSError as e:  # a read-only checkout, a folder of another user's
+        raise WriteError(
+            f"{project.root}: the checkout is not writable ({e.strerror}: regen takes its lock"
+            f" {LOCK} there and writes docs/generated/, docs/notebooks/ and .cache/);"
+            " nothing was run or written. `regen.py --check` writes nothing: it runs here",
+            None,
+        ) from None
     try:
         yield
     finally:

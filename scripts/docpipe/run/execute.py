@@ -21,6 +21,7 @@ import contextlib
 import ctypes
 import encodings.utf_8_sig  # noqa: F401  (decodes every snippet: imported before it runs)
 import errno
+import faulthandler
 import functools
 import hashlib
 import importlib.util
@@ -162,12 +163,18 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
     # add when they are imported, as in a reader's process.
     started_by = _watch_repository_files(inside, result)
     stream = _capture_output(job.output)
+    # At its timeout the pool asks the run where it is (STACK_SIGNAL) before it kills it: every
+    # thread's Python stack goes into its output, written by the interpreter's C handler, so
+    # however the snippet hangs (a sleep, a busy loop, a lock).
+    faulthandler.register(STACK_SIGNAL, file=stream, all_threads=True, chain=False)
     _cap_files()
     _cap_memory(job.memory or DEFAULT_MEMORY)
     try:
         if unisolated:
             raise _Failure(f"the runner could not isolate its run: {unisolated}", snippet.name)
         os.chdir(scratch)
+        global _started_in
+        _started_in = snippet, scratch
         module = _main_module(snippet)
         # From here on, what is imported is the snippet's (and its figure code's): what the
         # runner imported to set the run up (numpy.random, to reseed it) is no preload of it.
@@ -175,7 +182,11 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
         started = time.perf_counter()
         kept = dict(vars(builtins))  # what the runner's own code after the run relies on
         try:
-            with figures.observing(snippet):
+            try:  # its figure code is loaded first (it may observe the run)
+                observed = figures.observing(snippet)
+            except Exception as e:
+                raise _figure_failure(snippet, e) from None
+            with observed:
                 _run_chunks(snippet, module, stream, result)
         finally:
             vars(builtins).update(kept)  # a snippet's builtins.len = ... ends with its run
@@ -203,6 +214,9 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
         with contextlib.suppress(OSError):
             os.chdir(project.root)
     _write_result(job.result, messages.encode_result(result))
+
+
+STACK_SIGNAL = signal.SIGRTMIN + 7  # a signal no library uses: "say where you are"
 
 
 # Taken at import, before any snippet runs: a snippet may replace json.dumps (messages takes
@@ -523,22 +537,29 @@ def _figures(snippet: Snippet, namespace: dict) -> dict[str, str]:
     try:
         return figures.draw(snippet, namespace)
     except Exception as e:
-        code = str(snippet.figure_code)
-        frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename != __file__]
-        where = next(
-            (
-                f"{f.filename}:{f.lineno}"
-                for f in reversed(frames)
-                if f.filename.startswith(str(snippet.figure_code.parent))
-            ),
-            code,
-        )
-        detail = "".join(traceback.format_list(frames[-6:]))
-        raise _Failure(
-            f"its figure code failed at {snippet.project.rel(where)}:"
-            f" {type(e).__name__}: {e}\n{detail}",
-            snippet.name,
-        ) from None
+        raise _figure_failure(snippet, e) from None
+
+
+def _figure_failure(snippet: Snippet, e: Exception) -> _Failure:
+    """The run's failure for an exception of its figure code, at the figure code's line."""
+    code = str(snippet.figure_code)
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename != __file__]
+    inside = [
+        f"{f.filename}:{f.lineno}"
+        for f in frames
+        if f.filename.startswith(str(snippet.figure_code.parent))
+    ]
+    if isinstance(e, SyntaxError) and e.filename:  # it never ran: no frame of it
+        inside.append(f"{e.filename}:{e.lineno}" if e.lineno else e.filename)
+        frames = []
+    where = inside[-1] if inside else code
+    detail = "".join(traceback.format_list(frames[-6:]))
+    said = e.msg if isinstance(e, SyntaxError) else e
+    return _Failure(
+        f"its figure code failed at {snippet.project.rel(where)}:"
+        f" {type(e).__name__}: {said}\n{detail}".rstrip("\n"),
+        snippet.name,
+    )
 
 
 class _Failure(Exception):
@@ -869,6 +890,28 @@ SEAL_RULE = (
 
 
 _memory = DEFAULT_MEMORY  # MiB: this run's limit (Job.memory), which _why() names
+_started_in: tuple[Snippet, Path] | None = None  # the snippet and its scratch folder
+
+
+def _not_from_the_root(e: BaseException) -> str:
+    """What to say of a file not found by a path relative to the working directory that
+    names a file of the repository: the run started in its scratch folder, not the root."""
+    if _started_in is None or not isinstance(e, FileNotFoundError):
+        return ""
+    snippet, scratch = _started_in
+    name = os.fsdecode(e.filename) if isinstance(e.filename, (str, bytes)) else ""
+    there = snippet.project.root / name
+    if not name or os.path.isabs(name) or not os.path.exists(there):
+        return ""
+    beside = Path(os.path.relpath(there, snippet.source.parent))
+    up = len([p for p in beside.parts if p == ".."])
+    rest = Path(*beside.parts[up:]).as_posix()
+    base = "Path(__file__).parent" if not up else f"Path(__file__).resolve().parents[{up}]"
+    return (
+        f" (a run starts in an empty scratch folder, {scratch}, not the repository root, so"
+        f" {name!r} is not found there: reach it from the snippet's own place,"
+        f' {base} / "{rest}")'
+    )
 
 
 def _why(e: BaseException, sealed: str) -> str:
@@ -878,6 +921,8 @@ def _why(e: BaseException, sealed: str) -> str:
             f" (the runner limits a snippet's process to {_memory} MiB of memory:"
             " raise `memory` for it in snippets/snippets.toml)"
         )
+    if hint := _not_from_the_root(e):
+        return hint
     if isinstance(e, OSError) and e.errno == errno.EFBIG:
         cap = FILE_CAP >> 20
         return f" (the runner caps every file a run writes, its output among them, at {cap} MiB)"

@@ -16,6 +16,7 @@ import functools
 import multiprocessing
 import os
 import re
+import select
 import shutil
 import signal
 import stat
@@ -248,8 +249,8 @@ def _run_forked(pending, parallel, on_start, on_done, z, snippet_preloads) -> di
             for r in running.values():
                 if r.started and not r.killed and time.monotonic() >= r.started + r.timeout:
                     r.left = _snippet_processes(r.pid)
-                    zygote.kill(r.pid)
-                    r.killed = f"timed out after {r.timeout:g} s"
+                    _stop(r.pid, r.job.output)
+                    r.killed = f"{TIMED_OUT} {r.timeout:g} s"
                     r.killed_at = time.monotonic()
     finally:
         _abandon(z, running)
@@ -373,13 +374,14 @@ def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, O
                     left = _snippet_processes(process.pid) or processes.describe(
                         _group(process.pid)
                     )
+                    _stop(process.pid, job.output)
                     with contextlib.suppress(OSError, AttributeError):  # none on Windows
                         os.killpg(process.pid, signal.SIGKILL)
                     process.kill()
                     process.join()
                     del running[sentinel]
                     timeout = deadline - started
-                    why = f"timed out after {timeout:g} s"
+                    why = f"{TIMED_OUT} {timeout:g} s"
                     outcome = _collect(job, None, timeout, why, left)
                     outcomes[job.key] = outcome
                     on_done(outcome)
@@ -389,6 +391,100 @@ def _run_spawned(pending, parallel, on_start, on_done, hash_seed) -> dict[str, O
             process.join()
             shutil.rmtree(job.workdir, ignore_errors=True)
     return outcomes
+
+
+TIMED_OUT = "timed out after"
+STACK_WAIT = 1.0  # seconds a run has to write its stack at its timeout
+INIT_WAIT = 2.0  # seconds the kernel has to end a run's PID namespace before its child dies
+
+
+def _stop(child: int, output: Path) -> None:
+    """End a run at its timeout: ask the run (its child's namespace init's first child) for
+    its Python stack, which it writes into its output (execute.STACK_SIGNAL), then kill the
+    namespace's init, whose end the kernel makes the end of every process of the run, and
+    only then the child: so nothing of the run is left for the zygote, the child's reaper, to
+    find and name as left running."""
+    init = processes.children(child)[:1]
+    run = processes.children(init[0])[:1] if init else []
+    if run:
+        with contextlib.suppress(OSError):
+            os.kill(run[0], execute.STACK_SIGNAL)
+        size, deadline = -1, time.monotonic() + STACK_WAIT
+        while time.monotonic() < deadline:  # until its output stops growing
+            time.sleep(0.02)
+            try:
+                now = os.lstat(output).st_size  # the job folder is the run's: no link followed
+            except OSError:
+                break
+            if now == size:
+                break
+            size = now
+    if init:
+        try:
+            pidfd = os.pidfd_open(init[0])
+        except OSError:
+            pidfd = None
+        zygote.kill(init[0])
+        if pidfd is not None:
+            select.select([pidfd], [], [], INIT_WAIT)
+            os.close(pidfd)
+    zygote.kill(child)
+
+
+STACK_HEADER = re.compile(
+    r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):$", re.M
+)
+STACK_LINE = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<function>.+)$')
+
+
+def where_it_hung(snippet: Snippet, output: bytes) -> tuple[str, int, str]:
+    """(file, line, function) of the innermost frame of the snippet in the stack its run
+    wrote at its timeout (the thread that runs it; else the innermost frame of the
+    repository's, its figure code's say), or ("", 0, "") when there is none."""
+    text = output.decode("utf-8", "replace")
+    header = STACK_HEADER.search(text)  # faulthandler's, above each thread's stack
+    dump = text[header.start() :] if header else ""
+    frames = [m for line in dump.splitlines() if (m := STACK_LINE.match(line))]
+    root = str(snippet.project.root) + os.sep
+    for wanted in (lambda f: f == str(snippet.source), lambda f: f.startswith(root)):
+        for m in frames:  # most recent call first, thread by thread
+            if wanted(m["file"]):
+                return snippet.project.rel(m["file"]), int(m["line"]), m["function"]
+    return "", 0, ""
+
+
+def _without_runner_frames(output: bytes) -> bytes:
+    """The output with the frames of the runner's own code (and the interpreter's start)
+    left out of the stack its run wrote at its timeout: a reader's run has none of them."""
+    header = STACK_HEADER.search(output.decode("utf-8", "replace"))
+    if not header:
+        return output
+    cut = len(output.decode("utf-8", "replace")[: header.start()].encode("utf-8", "replace"))
+    runner = f"{os.sep}scripts{os.sep}docpipe{os.sep}"
+    kept = [
+        line
+        for line in output[cut:].split(b"\n")
+        if not (
+            (m := STACK_LINE.match(line.decode("utf-8", "replace")))
+            and (runner in m["file"] or m["file"].startswith("<frozen "))
+        )
+    ]
+    return output[:cut] + b"\n".join(kept)
+
+
+def _timed_out(snippet: Snippet, error: str, output: bytes) -> tuple[str, int]:
+    """The failure of a run stopped at its timeout, saying where it was and how to give it
+    longer, and the snippet's line where it was (0: not in the snippet)."""
+    path, line, function = where_it_hung(snippet, output)
+    where = f", in {function}()" if function.isidentifier() else ""
+    if path and path != snippet.name:
+        where = f" at {path}:{line}{where}"
+    said = (
+        f"{error}{where} (its stack when stopped is at the end of its output); if it needs"
+        f' longer, set `timeout = <seconds>` under ["{snippet.key}.py"] in'
+        " snippets/snippets.toml"
+    )
+    return said, line if path == snippet.name else 0
 
 
 def _group(leader: int) -> list[tuple[int, list[str]]]:
@@ -446,11 +542,15 @@ def _collect(
         with contextlib.suppress(OSError):
             job.notes.unlink()
     _take_unread(result, snippet.project, notes.unread)
+    line = 0
+    if error.startswith(TIMED_OUT):
+        error, line = _timed_out(snippet, error, output)
+        output = _without_runner_frames(output)
     if left:
         said = f"left processes running, which the runner killed: {left}"
         error = f"{error}; {said}" if error else said
     if error:
-        result.fail(error, name)
+        result.fail(error, name, line)
     if notes.refused:  # the cause of whatever else failed: said first
         result.fail("; ".join(notes.refused), name, first=True)
     if notes.memory:  # the cause of whatever else failed: said first
