@@ -219,12 +219,13 @@ class _Server:
                 self._preload_extended(_not_preloaded(preloads))
                 _send(self.extended.pipe, Fork(job, []))
             case Fork(job, _):
-                from docpipe.run import cgroups
+                from docpipe.run import cgroups, timing
                 from docpipe.run.execute import outside_repository
 
                 outside_repository(job.root)  # once per project, for every child
                 cgroups.parents()  # once, for every child
                 zygote = os.getpid()
+                timing.forked_at = timing.now()
                 pid = os.fork()
                 if pid == 0:
                     _child(job, self._fds(), zygote)
