@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import ctypes
 import encodings.utf_8_sig  # noqa: F401  (decodes every snippet: imported before it runs)
 import errno
 import functools
@@ -396,18 +395,14 @@ def _cap_files() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_CAP, FILE_CAP))
 
 
-_PR_SET_CHILD_SUBREAPER, _PR_SET_PDEATHSIG = 36, 1
-
-
 def _reap_descendants() -> None:
     """Make this process the reaper of every process the snippet starts: one whose parent ends
     (a daemon's double fork) is adopted by this process, not by init, so none escapes the
     sweep at the end of the run. Its own process group too, for the parent to kill at once."""
     if sys.platform == "linux":  # elsewhere the parent kills the process group at a timeout
-        libc = ctypes.CDLL(None)
-        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        processes.reap_orphans()
         # and it ends with the zygote it was forked from, never running on as an orphan
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        processes.die_with_parent()
     with contextlib.suppress(OSError, AttributeError):  # no process groups on Windows
         os.setpgid(0, 0)
 

@@ -170,7 +170,6 @@ def contained_notice(why: str) -> str:
     )
 
 
-_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
 MARKS = 8  # Notes.marks: the most a note holds
 PIPE_ROOM = 60000  # bytes of names that fit in the status pipe (64 KiB) without blocking
 _enclosed = False  # whether this process is the run of enclose()
@@ -190,13 +189,15 @@ def enclose(run: Callable[[], int], memory: int, notes: Path) -> int:
     a reader's signals (an init ignores those it has no handler for). Raises OSError when the
     kernel refuses a namespace; the caller fails the run naming its snippet.
 
-    The init joins a memory group limited to `memory` MiB (docpipe.run.cgroups) where the
-    kernel offers one: the whole tree's limit. It answers the run's connect() calls
+    The init and the run join a memory group limited to `memory` MiB (docpipe.run.cgroups)
+    where the kernel offers one: the whole tree's limit. The init moves the run there while
+    the run isolates itself, before its supervisor is ready, which the run waits for
+    (supervisor.hand_over) before its snippet starts. It answers the run's connect() calls
     (docpipe.run.supervisor). What the run left running, what the supervisor refused it and
     whether the kernel killed for want of memory are written to `notes` (Notes) for the
     runner: a new file beside the job's folder, which no process of the run can reach."""
     try:
-        with timing.step("cgroups"):
+        with timing.step("cgroups: made"):
             group = cgroups.Group.make(memory)
     except OSError:
         group = None  # each process keeps its own limit (RLIMIT_DATA) all the same
@@ -212,15 +213,12 @@ def enclose(run: Callable[[], int], memory: int, notes: Path) -> int:
         try:
             timing.since("init and run forks", forking)
             os.close(status_read)
-            _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            processes.die_with_parent()
             if select.select([me], [], [], 0)[0]:  # the child died before the line above
                 os._exit(1)
             os.close(me)
             if contained:  # what the run's processes leave is adopted here, not by init
-                _libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-            if group:
-                with timing.step("cgroups"):
-                    group.join()
+                processes.reap_orphans()
             forking = timing.now()
             ours, theirs = socket.socketpair()  # the run sends its filter's listener on it
             pid = os.fork()
@@ -228,16 +226,24 @@ def enclose(run: Callable[[], int], memory: int, notes: Path) -> int:
                 timing.since("init and run forks", forking)
                 os.close(status_write)
                 ours.close()
-                _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+                processes.die_with_parent()
                 global _enclosed, supervisor_line
                 _enclosed, supervisor_line = True, theirs
                 os._exit(run())
             theirs.close()
+            marks = {}
+            if group:  # this init and the run, which starts nothing before its supervisor is
+                # ready (below): the kernel's wait to move them overlaps the run's set-up
+                marks["joining"] = timing.now()
+                group.join()
+                with contextlib.suppress(ProcessLookupError):  # the run ended already
+                    group.join(pid)
+                marks["joined"] = timing.now()
             _supervise(pid, ours, contained)
             while True:  # reap what is left to it until the run ends
                 ended, status = os.wait()
                 if ended == pid:
-                    marks = {"run ended": timing.now()}
+                    marks["run ended"] = timing.now()
                     left = _end_left() if contained else _left_running()
                     marks["left named"] = timing.now()
                     said = Notes(left, list(supervisor.REFUSED), marks=marks)
