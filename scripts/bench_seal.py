@@ -201,12 +201,48 @@ runs; the ratio is the sealed step's median over the plain fork's whole run.
 
 {table(found)}
 
-The sealed run costs {found["sealed total"] - found["plain total"]:.1f} ms more than the plain
-fork ({found["sealed total"] / (found["plain total"] or 1.0):.2f} times it). The namespace's init
-moves itself and the run into the run's control groups while the run sets itself up (median
-{found["joined"]:.2f} ms, mostly the kernel's wait for its lock): what of it the run's set-up
-does not cover shows in **supervisor**, which the run waits for before its snippet starts.
+{found_line(found)}
+
+{remaining(found)}
 """
+
+
+# The steps that are the sealed run's three processes, each a copy of the zygote: forked and
+# ended (the plain fork's own fork and exit are its one process's).
+PROCESSES = ("init and run forks", "init's exit", "the child's exit")
+
+
+def found_line(found: dict) -> str:
+    """What the seal adds in all, and where the control groups' join went."""
+    added = found["sealed total"] - found["plain total"]
+    ratio = found["sealed total"] / (found["plain total"] or 1.0)
+    return (
+        f"The sealed run costs {added:.1f} ms more than the plain fork ({ratio:.2f} times it)."
+        " The namespace's init moves itself and the run into the run's control groups while"
+        f" the run sets itself up (median {found['joined']:.2f} ms, mostly the kernel's wait"
+        " for its lock): what of it the run's set-up does not cover shows in **supervisor**,"
+        " which the run waits for before its snippet starts."
+    )
+
+
+def remaining(found: dict) -> str:
+    """The note on what is left: the costliest step of the seal, and why it stays."""
+    extra = {n: found["steps"][n] - found["plain steps"][n] for n, _ in STEPS if n != "fork"}
+    largest = max(extra, key=extra.get)
+    both = sum(found["steps"][n] for n in PROCESSES)
+    added = found["sealed total"] - found["plain total"] or 1.0
+    share = f"{both:.1f} ms, {both / added:.0%} of what the seal adds"
+    return f"""The largest remaining cost is **{largest}** ({extra[largest]:.1f} ms).
+The two forks and two exits a plain fork does not have (the init and the run forked, the
+init and the run's child ended) make {share}: two more copies of the warm zygote forked,
+and ended. They stay, for now: the run must live in a PID namespace of its own, whose init
+is not the run (an init ignores every signal it has no handler for, which a reader's process
+never does) and outlives it to name and kill what it left; a process enters a new PID
+namespace only as a child forked after the unshare, and Python forks only a whole copy of
+itself. Both extra processes run Python (the init answers the run's connect() calls in a
+thread), so neither can be a small program of its own without moving the supervisor out of
+the init. What is once per zygote already: the cgroup parents, what a run may read outside
+the project, the socket filter's program (seccomp.prepare), the namespaces' availability."""
 
 
 def main(argv: list[str]) -> int:
