@@ -218,7 +218,7 @@ def found_line(found: dict) -> str:
     ratio = found["sealed total"] / (found["plain total"] or 1.0)
     return (
         f"The sealed run costs {added:.1f} ms more than the plain fork ({ratio:.2f} times it)."
-        " The namespace's init moves itself and the run into the run's control groups while"
+        " The namespace's init moves the run into its control groups while"
         f" the run sets itself up (median {found['joined']:.2f} ms, mostly the kernel's wait"
         " for its lock): what of it the run's set-up does not cover shows in **supervisor**,"
         " which the run waits for before its snippet starts."

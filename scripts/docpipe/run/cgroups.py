@@ -3,8 +3,8 @@ groups of its own.
 
 RLIMIT_DATA (docpipe.run.execute._cap_memory) limits each process of a run; a run that starts
 several (multiprocessing, DataLoader workers) could still hold their sum. The run's init
-(docpipe.run.namespaces.enclose) joins a memory control group made for it and moves the run
-there before its snippet starts, so that every process of the run is in it; the kernel keeps
+(docpipe.run.namespaces.enclose) moves the run into a memory control group made for it before
+its snippet starts, so that every process of the run is in it; the kernel keeps
 the group's memory (its processes' pages, and the files they write to the run's own /dev/shm)
 under the run's limit, and kills a process of the group when it cannot. The group is named
 after the run's child, `docpipe-<pid>`, in the memory group the runner itself is in (cgroup

@@ -189,9 +189,9 @@ def enclose(run: Callable[[], int], memory: int, notes: Path) -> int:
     a reader's signals (an init ignores those it has no handler for). Raises OSError when the
     kernel refuses a namespace; the caller fails the run naming its snippet.
 
-    The init and the run join a memory group limited to `memory` MiB (docpipe.run.cgroups)
-    where the kernel offers one: the whole tree's limit. The init moves the run there while
-    the run isolates itself, before its supervisor is ready, which the run waits for
+    The run joins a memory group limited to `memory` MiB (docpipe.run.cgroups) where the
+    kernel offers one: the whole tree's limit. The init moves the run there while the run
+    isolates itself, before its supervisor is ready, which the run waits for
     (supervisor.hand_over) before its snippet starts. It answers the run's connect() calls
     (docpipe.run.supervisor). What the run left running, what the supervisor refused it and
     whether the kernel killed for want of memory are written to `notes` (Notes) for the
@@ -232,10 +232,10 @@ def enclose(run: Callable[[], int], memory: int, notes: Path) -> int:
                 os._exit(run())
             theirs.close()
             marks = {}
-            if group:  # this init and the run, which starts nothing before its supervisor is
-                # ready (below): the kernel's wait to move them overlaps the run's set-up
+            if group:  # the run, which starts nothing before its supervisor is ready (below):
+                # the kernel's wait to move it overlaps the run's set-up; the init stays out,
+                # where the kernel's kill for want of memory cannot pick it
                 marks["joining"] = timing.now()
-                group.join()
                 with contextlib.suppress(ProcessLookupError):  # the run ended already
                     group.join(pid)
                 marks["joined"] = timing.now()
