@@ -16,6 +16,11 @@ ratio, and writes BENCHMARKS.md (with benchmarks/scale.svg).
                one-snippet page (regen.py --new-page), record it, then --check and the strict
                build green; each step's wall time and the loop over one plain --check
                (bench.py --author runs it alone)
+    seal       one small snippet run 30 times sealed and 30 times as a plain fork from the
+               same warm process: each set-up step of a sealed run (namespaces, mounts,
+               Landlock, seccomp and its supervisor, cgroups, capabilities, the ledger) as a
+               median and as a ratio to the plain fork's whole run (bench_seal.py;
+               bench.py --seal runs it alone)
     math       per tutorial page, math rendered at build time against KaTeX in the browser:
                bytes transferred (gzip), navigation to the last formula visible in headless
                Chromium, and the build time (bench_math.py)
@@ -45,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_math  # noqa: E402
 import bench_scale  # noqa: E402
+import bench_seal  # noqa: E402
 from docpipe import catalog, pipeline  # noqa: E402
 from docpipe.cli import default_project  # noqa: E402
 from docpipe.run import execute, machine  # noqa: E402
@@ -335,6 +341,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--quick", action="store_true", help="skip the test suite and serve")
     parser.add_argument("--math", action="store_true", help="only the math figures")
     parser.add_argument("--author", action="store_true", help="only a new author's loop")
+    parser.add_argument("--seal", action="store_true", help="only the seal's cost, per step")
     parser.add_argument(
         "--tests",
         nargs="?",
@@ -347,6 +354,8 @@ def main(argv: list[str]) -> int:
         return math_only()
     if args.author:
         return author_only()
+    if args.seal:
+        return seal_only()
     if args.tests is not None:
         before = make_test_in_fresh_clone(args.tests) if args.tests else None
         after = make_test_in_fresh_clone("HEAD")
@@ -390,6 +399,8 @@ def main(argv: list[str]) -> int:
         measured["serve: save to page"] = figures["serve"]
         if (seconds := make_test_in_fresh_clone("HEAD")) is not None:
             measured["make test"] = seconds  # else no row: the line above says it failed
+    seal = bench_seal.summary(bench_seal.measure(ROOT))
+    print(bench_seal.table(seal))
     math = bench_math.measure()
     print(bench_math.table(math))
     author = author_loop()
@@ -404,12 +415,32 @@ def main(argv: list[str]) -> int:
     text = (
         report(figures, measured, rows, count, jobs, worst)
         + "\n"
+        + bench_seal.section(seal)
+        + "\n"
         + author_section(author)
         + "\n"
         + bench_math.section(math)
     )
     RESULTS.write_text(text, encoding="utf-8")
     print(f"written to {RESULTS.relative_to(ROOT)} and {PLOT.relative_to(ROOT)}")
+    return 0
+
+
+def seal_only() -> int:
+    """The seal's cost alone, written over its section of BENCHMARKS.md (placed before the
+    author's loop when there is none yet)."""
+    found = bench_seal.summary(bench_seal.measure(ROOT))
+    print(bench_seal.table(found))
+    old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
+    if bench_seal.HEADING in old:
+        before, _, after = old.partition(bench_seal.HEADING)
+        rest = after[after.index("\n## ") :] if "\n## " in after else ""
+    else:
+        before, found_author, after = old.partition(AUTHOR_HEADING)
+        rest = "\n" + found_author + after if found_author else ""
+    text = before.rstrip("\n") + "\n\n" + bench_seal.section(found) + rest
+    RESULTS.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+    print(f"written to {RESULTS.relative_to(ROOT)}")
     return 0
 
 

@@ -3,13 +3,14 @@ groups of its own.
 
 RLIMIT_DATA (docpipe.run.execute._cap_memory) limits each process of a run; a run that starts
 several (multiprocessing, DataLoader workers) could still hold their sum. The run's init
-(docpipe.run.namespaces.enclose) joins a memory control group made for it, which every
-process of the run inherits; the kernel keeps the group's memory (its processes' pages, and
-the files they write to the run's own /dev/shm) under the run's limit, and kills a process of
-the group when it cannot. The group is named after the run's child, `docpipe-<pid>`, in the
-memory group the runner itself is in (cgroup v1's memory hierarchy, or v2's where the memory
-controller is enabled for the runner's group's children). Where neither can be had (no root,
-a read-only /sys/fs/cgroup), the per-process limit is all there is, and where() says why.
+(docpipe.run.namespaces.enclose) moves the run into a memory control group made for it before
+its snippet starts, so that every process of the run is in it; the kernel keeps
+the group's memory (its processes' pages, and the files they write to the run's own /dev/shm)
+under the run's limit, and kills a process of the group when it cannot. The group is named
+after the run's child, `docpipe-<pid>`, in the memory group the runner itself is in (cgroup
+v1's memory hierarchy, or v2's where the memory controller is enabled for the runner's
+group's children). Where neither can be had (no root, a read-only /sys/fs/cgroup), the
+per-process limit is all there is, and where() says why.
 """
 
 from __future__ import annotations
@@ -94,10 +95,11 @@ class Group:
                 (group / "pids.max").write_text(str(PIDS_MAX))
         return cls(folder, kind, others)
 
-    def join(self) -> None:
-        """Move the calling process (and so all it starts later) into the groups."""
+    def join(self, pid: int = 0) -> None:
+        """Move process `pid` (0: the calling one), and so all it starts later, into the
+        groups; ProcessLookupError when it is gone."""
         for group in [self.folder, *self.others]:
-            (group / "cgroup.procs").write_text("0")
+            (group / "cgroup.procs").write_text(str(pid))
 
     def killed(self) -> bool:
         """Whether the kernel killed a process of the group for want of memory."""

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import ctypes
 import encodings.utf_8_sig  # noqa: F401  (decodes every snippet: imported before it runs)
 import errno
 import faulthandler
@@ -48,6 +47,7 @@ from docpipe.run import (
     seccomp,
     sourceonly,
     supervisor,
+    timing,
 )
 from docpipe.run.messages import Job, Result
 
@@ -79,6 +79,8 @@ def enclosed_main(job: Job) -> int:
     """Entry point of the child the zygote forks: child_main(job) in a PID namespace of its
     own (docpipe.run.namespaces.enclose), so that nothing the run starts outlives it; the exit
     code to leave with (negative: the signal that killed the run)."""
+    if timing.forked_at:
+        timing.since("fork", timing.forked_at)
     if not _namespaced():
         child_main(job)
         return 0
@@ -140,6 +142,7 @@ def _enclosed(job: Job) -> int:
 def child_main(job: Job, not_enclosed: str = "") -> None:
     """Entry point of the child process (forked or spawned). `not_enclosed`: why
     enclosed_main() could not give it a PID namespace (the run then fails)."""
+    began = time.perf_counter_ns()
     result = Result()
     project = Project(job.root)
     inside = _Repository(project)
@@ -153,12 +156,15 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
     os.environ.update(RUN_ENV)
     _limit_threads(job.threads)
     reseed()
+    timing.since("run set-up", began)
     # NO_LANDLOCK runs as on a kernel without it: the tripwire's case, namespaces left out too
     contained = _namespaced() and bool(namespaces.unavailable())
     unisolated = not_enclosed or _isolate(project, workdir, contained) if _namespaced() else ""
     result.sealed = _seal(project, workdir, not unisolated, contained)
     if _namespaced() and not unisolated:
-        unisolated = _drop_capabilities()
+        with timing.step("capabilities"):
+            unisolated = _drop_capabilities()
+    began = time.perf_counter_ns()
     # Warning filters stay as the zygote has them: CPython's defaults plus what torch and numpy
     # add when they are imported, as in a reader's process.
     started_by = _watch_repository_files(inside, result)
@@ -179,6 +185,7 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
         # From here on, what is imported is the snippet's (and its figure code's): what the
         # runner imported to set the run up (numpy.random, to reseed it) is no preload of it.
         sys.meta_path.insert(0, imports)
+        timing.since("run set-up", began)
         started = time.perf_counter()
         kept = dict(vars(builtins))  # what the runner's own code after the run relies on
         try:
@@ -192,6 +199,7 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
             vars(builtins).update(kept)  # a snippet's builtins.len = ... ends with its run
             _end_what_it_started(snippet, result, stream, started_by)
         result.run_seconds = time.perf_counter() - started
+        began = time.perf_counter_ns()
         _note_local_modules(inside, result, imports)
         # What the page shows ends here: values and figures must not print into it.
         _capture_output(workdir / "aside.txt")
@@ -204,6 +212,7 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
         if not snippet.figure_code.exists():
             result.inputs[inside.relative(snippet.figure_code)] = ABSENT
         result.reads = _unseen_reads(snippet, result.inputs)
+        timing.since("after the run", began + int(result.figure_seconds * 1e9))
     except _Failure as failure:  # first: what it left running is said after it
         result.fail(failure.message, failure.path, failure.line, first=True)
     except BaseException as e:  # a fault of the runner itself: still report it, never crash
@@ -213,6 +222,7 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
         sys.stdout.flush()
         with contextlib.suppress(OSError):
             os.chdir(project.root)
+    result.steps = timing.STEPS
     _write_result(job.result, messages.encode_result(result))
 
 
@@ -278,9 +288,11 @@ def _isolate(project: Project, workdir: Path, contained: bool = False) -> str:
     try:
         why = "" if contained else namespaces.isolate(workdir, map(str, keep))
         if not why:
-            listener, why = seccomp.install(contained)
+            with timing.step("seccomp"):
+                listener, why = seccomp.install(contained)
     finally:  # the supervisor answers its connect() calls (docpipe.run.supervisor)
-        supervisor.hand_over(namespaces.supervisor_line, listener)
+        with timing.step("supervisor"):
+            supervisor.hand_over(namespaces.supervisor_line, listener)
         namespaces.supervisor_line = None
     return why
 
@@ -323,8 +335,11 @@ def _seal(project: Project, workdir: Path, isolated: bool = False, contained: bo
     the kernel has none (the parent then compares the repository before and after the run)."""
     if os.environ.get(NO_LANDLOCK):
         return ""
+    began = time.perf_counter_ns()
     root = str(project.root)
     inside = [str(p) for p in readable_inside(project) if str(p).startswith(root + os.sep)]
+    outside = outside_repository(root)
+    began = timing.since("landlock: paths", began)
     try:
         # its own (namespaces): shared memory, and pseudo-terminals (`pty`); a contained run's
         # shared memory is the machine's, which holds no job folder then (pool._in_memory)
@@ -333,11 +348,13 @@ def _seal(project: Project, workdir: Path, isolated: bool = False, contained: bo
             shared = [namespaces.SHARED_MEMORY]
         landlock.restrict(
             [str(workdir), os.devnull, *shared],
-            [*outside_repository(root), *inside],
+            [*outside, *inside],
             listable=[str(project.snippets), str(project.docs), str(project.figure_code.parent)],
         )
     except OSError:  # landlock.Unavailable, or a kernel that refuses the ruleset
         return ""
+    finally:
+        timing.since("landlock", began)
     return "landlock"
 
 
@@ -435,18 +452,14 @@ def _cap_files() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_CAP, FILE_CAP))
 
 
-_PR_SET_CHILD_SUBREAPER, _PR_SET_PDEATHSIG = 36, 1
-
-
 def _reap_descendants() -> None:
     """Make this process the reaper of every process the snippet starts: one whose parent ends
     (a daemon's double fork) is adopted by this process, not by init, so none escapes the
     sweep at the end of the run. Its own process group too, for the parent to kill at once."""
     if sys.platform == "linux":  # elsewhere the parent kills the process group at a timeout
-        libc = ctypes.CDLL(None)
-        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        processes.reap_orphans()
         # and it ends with the zygote it was forked from, never running on as an orphan
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        processes.die_with_parent()
     with contextlib.suppress(OSError, AttributeError):  # no process groups on Windows
         os.setpgid(0, 0)
 
@@ -806,7 +819,8 @@ def _run_chunks(snippet: Snippet, module, stream, result: Result) -> None:
         )
 
     try:
-        chunks = sections.split(text, str(snippet.source), snippet.name, counted)
+        with timing.step("sections and ledger"):
+            chunks = sections.split(text, str(snippet.source), snippet.name, counted)
     except SyntaxError as e:
         traceback.print_exception(e, limit=0)
         raise _Failure(f"SyntaxError: {e.msg}", snippet.name, e.lineno or 0) from None

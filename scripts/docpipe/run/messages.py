@@ -111,6 +111,8 @@ class Result:
     claims: list[tuple[str, int, int]] = field(default_factory=list)
     run_seconds: float = 0.0
     figure_seconds: float = 0.0
+    # Milliseconds each step of the run's set-up took (docpipe.run.timing), for the benchmark.
+    steps: dict[str, float] = field(default_factory=dict)
 
     def fail(self, message: str, path: str, line: int = 0, first: bool = False) -> None:
         """Fail the run with this error. An error it has already stays its error, and this

@@ -60,7 +60,7 @@ import struct
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from docpipe.run import cgroups, opened, processes, supervisor
+from docpipe.run import cgroups, opened, processes, supervisor, timing
 
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWNET = 0x00020000, 0x10000000, 0x40000000
 CLONE_NEWPID, CLONE_NEWIPC, CLONE_NEWUTS = 0x20000000, 0x08000000, 0x04000000
@@ -170,7 +170,7 @@ def contained_notice(why: str) -> str:
     )
 
 
-_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
+MARKS = 8  # Notes.marks: the most a note holds
 PIPE_ROOM = 60000  # bytes of names that fit in the status pipe (64 KiB) without blocking
 _enclosed = False  # whether this process is the run of enclose()
 supervisor_line: socket.socket | None = None  # in the run: its line to the supervisor
@@ -189,53 +189,69 @@ def enclose(run: Callable[[], int], memory: int, notes: Path, watched: Iterable[
     a reader's signals (an init ignores those it has no handler for). Raises OSError when the
     kernel refuses a namespace; the caller fails the run naming its snippet.
 
-    The init joins a memory group limited to `memory` MiB (docpipe.run.cgroups) where the
-    kernel offers one: the whole tree's limit. It answers the run's connect() calls
+    The run joins a memory group limited to `memory` MiB (docpipe.run.cgroups) where the
+    kernel offers one: the whole tree's limit. The init moves the run there while the run
+    isolates itself, before its supervisor is ready, which the run waits for
+    (supervisor.hand_over) before its snippet starts. It answers the run's connect() calls
     (docpipe.run.supervisor). What the run left running, what the supervisor refused it and
     whether the kernel killed for want of memory are written to `notes` (Notes) for the
     runner: a new file beside the job's folder, which no process of the run can reach. Of the
     files `watched` (the data files), those no process of the run opened are noted too
     (docpipe.run.opened)."""
     try:
-        group = cgroups.Group.make(memory)
+        with timing.step("cgroups: made"):
+            group = cgroups.Group.make(memory)
     except OSError:
         group = None  # each process keeps its own limit (RLIMIT_DATA) all the same
     contained = bool(unavailable())
     if not contained:
-        _unshare(CLONE_NEWPID)
+        with timing.step("pid namespace"):
+            _unshare(CLONE_NEWPID)
+    forking = timing.now()
     me = os.pidfd_open(os.getpid())
     status_read, status_write = os.pipe()
     init = os.fork()
     if init == 0:  # the namespace's init: starts the run, waits, reports its status
         try:
+            timing.since("init and run forks", forking)
             os.close(status_read)
-            _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            processes.die_with_parent()
             if select.select([me], [], [], 0)[0]:  # the child died before the line above
                 os._exit(1)
             os.close(me)
             if contained:  # what the run's processes leave is adopted here, not by init
-                _libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-            if group:
-                group.join()
+                processes.reap_orphans()
+            forking = timing.now()
             ours, theirs = socket.socketpair()  # the run sends its filter's listener on it
             # before the run's first process; a contained run has no PID namespace of its own,
             # where only its processes' opens carry a pid: every data file stays its input
             watch = None if contained else opened.Watch.start(list(watched))
             pid = os.fork()
             if pid == 0:
+                timing.since("init and run forks", forking)
                 os.close(status_write)
                 ours.close()
-                _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+                processes.die_with_parent()
                 global _enclosed, supervisor_line
                 _enclosed, supervisor_line = True, theirs
                 os._exit(run())
             theirs.close()
+            marks = {}
+            if group:  # the run, which starts nothing before its supervisor is ready (below):
+                # the kernel's wait to move it overlaps the run's set-up; the init stays out,
+                # where the kernel's kill for want of memory cannot pick it
+                marks["joining"] = timing.now()
+                with contextlib.suppress(ProcessLookupError):  # the run ended already
+                    group.join(pid)
+                marks["joined"] = timing.now()
             _supervise(pid, ours, contained)
             while True:  # reap what is left to it until the run ends
                 ended, status = os.wait()
                 if ended == pid:
+                    marks["run ended"] = timing.now()
                     left = _end_left() if contained else _left_running()
-                    said = Notes(left, list(supervisor.REFUSED))
+                    marks["left named"] = timing.now()
+                    said = Notes(left, list(supervisor.REFUSED), marks=marks)
                     said.unread = watch.unread() if watch else None
                     code = struct.pack("i", os.waitstatus_to_exitcode(status))
                     os.write(status_write, code + said.encode()[:PIPE_ROOM])
@@ -247,15 +263,18 @@ def enclose(run: Callable[[], int], memory: int, notes: Path, watched: Iterable[
     os.close(status_write)
     os.close(me)
     os.waitpid(init, 0)
+    collected = timing.now()
     data = b""
     while chunk := os.read(status_read, 1 << 16):
         data += chunk
     os.close(status_read)
     said = Notes.decode(data[4:])
+    said.marks["init collected"] = collected
     if group:
         if group.killed():
             said.memory = memory
         group.remove()
+    said.marks["groups removed"] = timing.now()
     said.write(notes)
     return struct.unpack("i", data[:4])[0] if len(data) >= 4 else -signal.SIGKILL
 
@@ -274,6 +293,9 @@ class Notes:
     refused: list[str] = dataclasses.field(default_factory=list)
     memory: int = 0
     unread: list[str] | None = None
+    # When each step of the run's end happened (perf_counter_ns: docpipe.run.timing), for the
+    # benchmark of the seal (bench_seal.py): at most MARKS of them.
+    marks: dict[str, int] = dataclasses.field(default_factory=dict)
 
     def encode(self) -> bytes:
         """At most PIPE_ROOM bytes, whatever the names: a head of bounded size (JSON: the
@@ -282,7 +304,10 @@ class Notes:
         fits."""
         refused = [r[:300] for r in self.refused[:16]]
         unread = self.unread if len(json.dumps(self.unread)) <= PIPE_ROOM // 2 else None
-        head = json.dumps({"refused": refused, "memory": self.memory, "unread": unread}).encode()
+        marks = {k[:40]: v for k, v in list(self.marks.items())[:MARKS]}
+        head = json.dumps(
+            {"refused": refused, "memory": self.memory, "unread": unread, "marks": marks}
+        ).encode()
         return head + b"\n" + self.left.encode(errors="replace")[: PIPE_ROOM - len(head) - 1]
 
     @classmethod
@@ -297,10 +322,11 @@ class Notes:
                 isinstance(unread, list) and all(isinstance(u, str) for u in unread)
             ):
                 raise TypeError("unread")
+            marks = {str(k): int(v) for k, v in dict(said.get("marks", {})).items()}
         except (ValueError, KeyError, TypeError, AttributeError):
             unknown = "the runner could not read what its own processes said of the run"
             return cls(left.decode(errors="replace"), [unknown])
-        return cls(left.decode(errors="replace"), refused, memory, unread)
+        return cls(left.decode(errors="replace"), refused, memory, unread, marks)
 
     def write(self, path: Path) -> None:
         """To a new file (O_EXCL, no link followed)."""
@@ -425,7 +451,9 @@ def isolate(workdir: Path, keep: Iterable[str] = ()) -> str:
     has them, else why not (the caller fails the run). `keep`: folders (the project, the
     interpreter) that stay as they are, read-only, when they lie in a folder made private."""
     try:
+        began = timing.now()
         _unshare()
+        began = timing.since("namespaces", began)
         _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing mounted here reaches the host
         if _enclosed:  # in enclose()'s namespace: its own processes in /proc, and no other
             _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -459,6 +487,7 @@ def isolate(workdir: Path, keep: Iterable[str] = ()) -> str:
         finally:
             for fd in [job, *fds.values()]:
                 os.close(fd)
+            timing.since("mounts", began)
     except OSError as e:
         return str(e)
     return ""

@@ -600,10 +600,10 @@ def _job_file(path: Path, most: int = -1) -> bytes | None:
 def _snippet_processes(child: int) -> str:
     """The snippet's processes below a run's child (namespaces.enclose: the child, the
     namespace's init, the run; what the init has besides the run was left by it), named."""
-    below = processes.descendants(child)  # parents first: the init, then the run
-    init = processes.children(child)[:1]
-    runner = {*init, *processes.children(init[0])[:1]} if init else set()
-    return processes.named([p for p in below if p not in runner])
+    below = processes.tree(child)  # one walk, parents first: the init, then the run
+    init = next((p for p, parent in below if parent == child), None)
+    run = next((p for p, parent in below if parent == init), None)
+    return processes.named([p for p, _ in below if p not in (init, run)])
 
 
 def _death(exitcode: int | None) -> str:

@@ -1,16 +1,39 @@
 """The processes of a run as /proc shows them: a process's children and descendants, its
-state, and its command line, to kill what a run left and to name each one killed. Used by the
+state, and its command line, to kill what a run left and to name each one killed; and the two
+ties of a process to its parent and its children (reap_orphans, die_with_parent). Used by the
 run's own process (docpipe.run.execute), its namespace's init (docpipe.run.namespaces), the
 zygote and the pool."""
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import functools
 import os
 import shlex
 import signal
 import time
 from typing import NamedTuple
+
+_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
+
+
+@functools.cache
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def reap_orphans() -> None:
+    """Make this process the reaper of every process below it whose parent ends (a daemon's
+    double fork): adopted by this process, not by the machine's init (PR_SET_CHILD_SUBREAPER).
+    Linux only."""
+    _libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def die_with_parent() -> None:
+    """SIGKILL this process when its parent ends (PR_SET_PDEATHSIG): a stopped process too.
+    Linux only."""
+    _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def children(pid: int | str = "self") -> list[int]:
@@ -23,15 +46,23 @@ def children(pid: int | str = "self") -> list[int]:
     return found
 
 
-def descendants(pid: int | str) -> list[int]:
-    """Every process below `pid` ("self": this process) as /proc numbers them, parents first
-    (this process's own pid is no /proc number in a PID namespace whose /proc is the host's)."""
-    found, todo = [], [pid]
+def tree(pid: int | str) -> list[tuple[int, int | str]]:
+    """(process, its parent) of every process below `pid` ("self": this process) as /proc
+    numbers them, parents first, in one walk (this process's own pid is no /proc number in a
+    PID namespace whose /proc is the host's: its children's parent is then "self")."""
+    found: list[tuple[int, int | str]] = []
+    todo = [pid]
     while todo:
-        new = children(todo.pop(0))
-        found += new
+        parent = todo.pop(0)
+        new = children(parent)
+        found += [(child, parent) for child in new]
         todo += new
     return found
+
+
+def descendants(pid: int | str) -> list[int]:
+    """Every process below `pid` ("self": this process), parents first (tree())."""
+    return [child for child, _ in tree(pid)]
 
 
 class Process(NamedTuple):

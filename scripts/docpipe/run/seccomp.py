@@ -27,6 +27,7 @@ fails naming its snippet.
 from __future__ import annotations
 
 import ctypes
+import functools
 import platform
 import socket
 from typing import NamedTuple
@@ -200,15 +201,10 @@ def install(contained: bool = False) -> tuple[int, str]:
     arch = ARCHES.get(platform.machine())
     if platform.system() != "Linux" or arch is None:
         return -1, f"no socket filter for {platform.system()} on {platform.machine()}"
-    code = program(arch, contained)
-    filters = (_Filter * len(code))(*[_Filter(*i) for i in code])
-    prog = _Program(len(code), filters)
-    libc = ctypes.CDLL(None, use_errno=True)
-    prctl = libc.prctl
-    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
-    if prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0:
+    prog, _ = _compiled(arch, contained)
+    libc = _libc()
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0:
         return -1, f"no_new_privs: errno {ctypes.get_errno()}"
-    libc.syscall.restype = ctypes.c_long
     # Once the supervisor has a call, the caller waits for its answer whatever signal comes
     # (but a kill), as it waits for the kernel's own connect(): an interrupted wait would
     # return EINTR for a call the supervisor still makes (Linux 5.19; older kernels: without)
@@ -224,3 +220,29 @@ def install(contained: bool = False) -> tuple[int, str]:
     if listener < 0:
         return -1, f"seccomp: errno {ctypes.get_errno()}"
     return listener, ""
+
+
+def prepare(contained: bool = False) -> None:
+    """Assemble this machine's filter now, in the zygote: every run it forks installs it as it
+    is (install()), none assembles it again."""
+    arch = ARCHES.get(platform.machine())
+    if platform.system() == "Linux" and arch is not None:
+        _compiled(arch, contained)
+        _libc()
+
+
+@functools.cache
+def _compiled(arch: _Arch, contained: bool) -> tuple[_Program, ctypes.Array]:
+    """The filter as the kernel takes it (and the array its program points to, kept alive with
+    it), assembled once per process and architecture."""
+    code = program(arch, contained)
+    filters = (_Filter * len(code))(*[_Filter(*i) for i in code])
+    return _Program(len(code), filters), filters
+
+
+@functools.cache
+def _libc():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p] + [ctypes.c_ulong] * 2
+    libc.syscall.restype = ctypes.c_long
+    return libc

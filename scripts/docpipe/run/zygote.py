@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from docpipe import PACKAGE
+from docpipe.run import processes
 from docpipe.run.messages import (
     PRELOADS,
     Exited,
@@ -145,10 +146,11 @@ def main() -> None:
     channel = os.dup(1)
     os.dup2(2, 1)  # what a preload prints goes to stderr, never into the channel
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    _adopt_orphans()
-    from docpipe.run import namespaces
+    processes.reap_orphans()
+    from docpipe.run import namespaces, seccomp
 
     namespaces.unavailable()  # asked once, before any fork: every child has the answer
+    seccomp.prepare(bool(namespaces.unavailable()))  # assembled once, for every child
     from docpipe.run import preload  # noqa: F401  (imports the preloads PRELOADS names)
 
     _freeze()
@@ -219,12 +221,13 @@ class _Server:
                 self._preload_extended(_not_preloaded(preloads))
                 _send(self.extended.pipe, Fork(job, []))
             case Fork(job, _):
-                from docpipe.run import cgroups
+                from docpipe.run import cgroups, timing
                 from docpipe.run.execute import outside_repository
 
                 outside_repository(job.root)  # once per project, for every child
                 cgroups.parents()  # once, for every child
                 zygote = os.getpid()
+                timing.forked_at = timing.now()
                 pid = os.fork()
                 if pid == 0:
                     _child(job, self._fds(), zygote)
@@ -248,8 +251,8 @@ class _Server:
                         os.close(fd)
                 os.dup2(read, 0)
                 os.close(read)
-                _adopt_orphans()
-                _die_with_parent()
+                processes.reap_orphans()
+                processes.die_with_parent()
                 from docpipe.run import preload
 
                 preload.load(modules)
@@ -278,11 +281,9 @@ class _Server:
         the child just collected left. Each child leads a process group of its own, which what
         it starts inherits: what another child left, ended but not yet collected, waits for
         that child's sweep (a daemon of its own group is named with the first sweep)."""
-        from docpipe.run.processes import describe, end_children
-
         running = {pid for pid, _ in self.children.values()}
         keep = running | ({self.extended.pid} if self.extended else set())
-        return describe(end_children(keep, groups=running))
+        return processes.describe(processes.end_children(keep, groups=running))
 
     def _fds(self) -> list[int]:
         """What a forked child must close: the zygote's own descriptors."""
@@ -305,7 +306,7 @@ def _child(job: Job, inherited: list[int], zygote: int) -> None:
     zygote (SIGKILL, PR_SET_PDEATHSIG), and its run with it (docpipe.run.namespaces)."""
     code = 1
     try:
-        _die_with_parent()
+        processes.die_with_parent()
         if os.getppid() != zygote:  # the zygote died before the line above
             os._exit(1)
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -323,19 +324,6 @@ def _child(job: Job, inherited: list[int], zygote: int) -> None:
         traceback.print_exc()
     finally:
         os._exit(code if code >= 0 else 1)
-
-
-def _die_with_parent() -> None:
-    """SIGKILL this process when its parent ends (PR_SET_PDEATHSIG): a stopped process too."""
-    import ctypes
-
-    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
-
-
-def _adopt_orphans() -> None:
-    import ctypes
-
-    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 
 
 def _not_preloaded(modules: list[str]) -> list[str]:
