@@ -242,8 +242,8 @@ def content(project: Project, page: Page, root: Node, read: pages.Pages) -> list
         expected_text = " ".join(t for t, _ in want.items[a1:a2]) or "nothing"
         found_text = " ".join(t for t, _ in got.items[b1:b2]) or "nothing"
         node = got.items[b1][1] if b1 < len(got.items) else article
-        near = want.items[min(a1, len(want.items) - 1)][0] if want.items else ""
-        line = _source_line(tutorial.text, near)
+        near = want.items[min(a1, len(want.items) - 1)] if want.items else ("", article)
+        line = _source_line(tutorial.text, *near)
         found.append(
             Finding(
                 page.built,
@@ -261,12 +261,25 @@ def _cut(text: str) -> str:
     return repr(text if len(text) <= 160 else text[:157] + "...")
 
 
-def _source_line(markdown_text: str, token: str) -> int:
-    """The first line of the Markdown holding the token's word (1 when none does)."""
+def _source_line(markdown_text: str, token: str, block: Node) -> int:
+    """The Markdown line the differing block comes from: the first line holding the block's
+    rarest (longest) word next to its second (within three lines), else the token's word; 1
+    when none does."""
+    words = sorted(
+        {w.strip(".,:;()[]`*") for w in block.text(SKIPPED).split()}, key=len, reverse=True
+    )
     word = token.split(" ", 1)[-1] if token.startswith(("code ", "formula ", "alt ")) else token
-    word = word.strip()
-    for n, line in enumerate(markdown_text.split("\n"), start=1):
-        if word and word in line:
+    lines = markdown_text.split("\n")
+    if words and len(words[0]) >= 4:
+        first, second = words[0], words[1] if len(words) > 1 else words[0]
+        holding = [n for n, line in enumerate(lines, start=1) if first in line]
+        for n in holding:
+            if any(second in lines[k] for k in range(max(0, n - 4), min(len(lines), n + 3))):
+                return n
+        if holding:
+            return holding[0]
+    for n, line in enumerate(lines, start=1):
+        if word.strip() and word.strip() in line:
             return n
     return 1
 
