@@ -157,8 +157,9 @@ for f_scale, f_shape in ((3.0, (2,)), (-0.5, (3, 2)), (2.0, (1,))):
     f_expected_b = (2 * (f_w.detach() * f_scale + 0.5)).sum()
     for f_calls in (1, 2, 3):
         ((f_w * f_x + f_b) ** 2).sum().backward()
-        assert torch.allclose(f_w.grad, f_calls * f_expected_w, rtol=1e-6, atol=0)
-        assert torch.allclose(f_b.grad, f_calls * f_expected_b, rtol=1e-6, atol=0)
+        f_want_w, f_want_b = f_calls * f_expected_w, f_calls * f_expected_b
+        assert torch.allclose(f_w.grad, f_want_w, rtol=1e-6, atol=0)
+        assert torch.allclose(f_b.grad, f_want_b, rtol=1e-6, atol=0)
         assert f_x.is_leaf and f_x.grad is None and f_x.shape == ()
 # --8<-- [end:claim-backward-pass]
 
