@@ -209,17 +209,20 @@ parts_weights = {
 }
 parts_batch = torch.randn(64, width)
 parts_saved = {}  # bytes of each saved memory block, for one step
+parts_alive = []  # saved tensors kept alive: nothing later reuses their memory
 
 
 def keep_saved(tensor):
     storage = tensor.untyped_storage()
     if storage.data_ptr() not in parts_weights:
         parts_saved[storage.data_ptr()] = storage.nbytes()
+        parts_alive.append(tensor)
     return tensor
 
 
 for parts_step in range(2):  # the second step has optimizer state already
     parts_saved.clear()
+    parts_alive.clear()
     parts_optimizer.zero_grad()
     with torch.autograd.graph.saved_tensors_hooks(keep_saved, lambda t: t):
         parts_loss = parts_model(parts_batch).pow(2).mean()
