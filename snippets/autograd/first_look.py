@@ -1,4 +1,4 @@
-# The whole idea in four lines: track w, compute from it, backward(), read w.grad.
+# The whole idea: track w, compute from it, backward(), read w.grad.
 # --8<-- [start:first]
 import torch
 
