@@ -19,8 +19,7 @@ def describe(label, t):
 # --8<-- [start:recorded]
 out = inputs @ weight
 describe("recorded", out)
-# The node keeps the input: it needs it for weight's gradient.
-# (_saved_self is an internal attribute, read here only to peek.)
+# the input the node keeps for weight's gradient (internal: read to peek)
 print("saved for backward:", tuple(out.grad_fn._saved_self.shape))
 # --8<-- [end:recorded]
 
@@ -32,7 +31,8 @@ describe("no_grad", out_no_grad)
 detached = out.detach()  # the same numbers, with no history
 describe("detach", detached)
 print("shares memory with out:", detached.data_ptr() == out.data_ptr())
-describe("detached @ weight", detached @ weight)  # weight still records
+reused = detached @ weight  # weight still requires a gradient: recorded
+describe("detached @ weight", reused)
 
 
 @torch.no_grad()
