@@ -108,7 +108,7 @@ for value, slope in ((0.5, 1.0), (1.0, 1.0), (1.5, 0.0)):
     t = torch.tensor(value, requires_grad=True)
     t.clamp(max=1.0).backward()
     assert t.grad.item() == slope, value
-# rounding steps pass nothing back, wherever the input lies
+# rounding steps pass back only zeros (not None), wherever the input lies
 for rounding in (torch.round, torch.floor, torch.ceil, torch.trunc):
     t = torch.tensor([0.3, 1.7, -2.4, 2.5], requires_grad=True)
     rounding(t).sum().backward()

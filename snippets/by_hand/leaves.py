@@ -16,10 +16,10 @@ print("autograd: x.grad =", x.grad)
 
 # --8<-- [start:non_leaf]
 y_grad = y.grad  # y is not a leaf: PyTorch warns
+print("y.grad without retain_grad():", y_grad)
 # --8<-- [end:non_leaf]
 
 # --8<-- [start:retain]
-print("y.grad without retain_grad():", y_grad)
 
 x = torch.tensor(2.0, requires_grad=True)
 y = x**3

@@ -1,11 +1,21 @@
 # A reverse-mode autograd engine for single numbers, written from scratch,
 # then checked against PyTorch and used to fit a line.
-# --8<-- [start:value]
+# --8<-- [start:goal]
 import math
 
 import torch
 
+# The goal: PyTorch's gradients for one data point of the main page's line fit
+goal_w = torch.tensor(0.5, requires_grad=True)
+goal_b = torch.tensor(0.0, requires_grad=True)
+goal_loss = (goal_w * 2.0 + goal_b - 3.0) ** 2  # x = 2, y = 3
+goal_loss.backward()
+print(f"PyTorch: w.grad = {goal_w.grad.item():g}")
+print(f"         b.grad = {goal_b.grad.item():g}")
+# --8<-- [end:goal]
 
+
+# --8<-- [start:value]
 class Value:
     """A number that remembers how it was made."""
 
@@ -367,6 +377,9 @@ for name, ours, theirs in pairs:
 
 # --8<-- [start:claim-against-torch]
 assert all(close(ours, theirs) for _, ours, theirs in pairs)
+# the line fit's pair is the goal the page opened with, computed the same way
+assert (prediction.parents[0].parents[1].data, y.data) == (2.0, 3.0)
+assert (w.grad, b.grad) == (goal_w.grad.item(), goal_b.grad.item())
 # --8<-- [end:claim-against-torch]
 
 # --8<-- [start:fit]

@@ -1,8 +1,10 @@
 """The engine of snippets/engine/engine.py, drawn from its run.
 
-`order`: the tiny network's graph as the engine built it, each value numbered by its place
-in the order the run's backward() walked it (`net_order`), with the value and the gradient
-the run left in it. `losses`: the loss at every step of the engine's fit and of PyTorch's.
+`diamond`: the diamond's graph, each value numbered by its place in the two orders the run
+walked it in, breadth-first (`bfs_order`) and backward's (`right_order`). `order`: the tiny
+network's graph as the engine built it, each value numbered by its place in the order the
+run's backward() walked it (`net_order`), with the value and the gradient the run left in it.
+`losses`: the loss at every step of the engine's fit and of PyTorch's.
 """
 
 import matplotlib.pyplot as plt
@@ -20,6 +22,89 @@ def _columns(order):
         for parent in v.parents:
             depth[parent] = max(depth.get(parent, 0), depth[v] + 1)
     return depth
+
+
+def _same_values(a, b, pairs):
+    """Pair the values of two graphs built the same way, parent by parent."""
+    pairs[id(a)] = b
+    for pa, pb in zip(a.parents, b.parents, strict=True):
+        _same_values(pa, pb, pairs)
+    return pairs
+
+
+def diamond(ns):
+    walked, bfs = ns["right_order"], ns["bfs_order"]
+    # the run walked two graphs built alike: the first breadth-first, the second in order
+    twin = _same_values(bfs[0], walked[0], {})
+    bfs_place = {id(twin[id(v)]): i for i, v in enumerate(bfs, start=1)}
+    names = {id(ns["x"]): "x", id(ns["h"]): "h = x + 1"}
+    depth = _columns(walked)
+    deepest = max(depth.values())
+    rows, where = {}, {}
+    for v in sorted(walked, key=lambda v: (not v.parents, v is not ns["x"])):  # ops on top
+        col = depth[v]
+        row = rows.get(col, 0)
+        rows[col] = row + 1
+        where[id(v)] = ((deepest - col) * 1.7, -row * 1.15)
+    fig, ax = plt.subplots(figsize=(8.4, 2.7), layout="constrained")
+    for v in walked:
+        x0, y0 = where[id(v)]
+        for parent in v.parents:  # forward arrow: from the parent to the value made from it
+            x1, y1 = where[id(parent)]
+            skip = round((x0 - x1) / 1.7) > 1  # the short branch bends over the long one
+            ax.annotate(
+                "",
+                xy=(x0 - BOX_W / 2, y0 + (0.3 if skip else 0)),
+                xytext=(x1 + BOX_W / 2, y1 + (0.3 if skip else 0)),
+                arrowprops={
+                    "arrowstyle": "->",
+                    "color": "C2" if skip else ink("muted"),
+                    "lw": 1.2,
+                    "connectionstyle": "arc3,rad=-0.25" if skip else "arc3",
+                },
+            )
+    for step, v in enumerate(walked, start=1):
+        x0, y0 = where[id(v)]
+        ax.add_patch(
+            FancyBboxPatch(
+                (x0 - BOX_W / 2, y0 - BOX_H / 2),
+                BOX_W,
+                BOX_H,
+                boxstyle="round,pad=0.02,rounding_size=0.08",
+                facecolor="none",
+                edgecolor="C0" if v.parents else ink("muted"),
+                lw=1.6,
+            )
+        )
+        label = names.get(id(v)) or v.op or number(v.data)
+        ax.text(
+            x0,
+            y0 + 0.24,
+            label,
+            ha="center",
+            va="center",
+            color=ink(),
+            fontsize=11,
+            fontweight="bold",
+        )
+        ax.text(
+            x0, y0 - 0.02, f"backward {step}", ha="center", va="center", color="C0", fontsize=9.5
+        )
+        ax.text(
+            x0,
+            y0 - 0.26,
+            f"breadth-first {bfs_place[id(v)]}",
+            ha="center",
+            va="center",
+            color="C3",
+            fontsize=9.5,
+        )
+    ax.set_xlim(-BOX_W / 2 - 0.1, deepest * 1.7 + BOX_W / 2 + 0.1)
+    lowest = max(rows.values()) - 1
+    ax.set_ylim(-lowest * 1.15 - BOX_H / 2 - 0.1, BOX_H / 2 + 0.75)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return fig
 
 
 def order(ns):
@@ -108,4 +193,4 @@ def losses(ns):
     return fig
 
 
-FIGURES = {"order": order, "losses": losses}
+FIGURES = {"diamond": diamond, "order": order, "losses": losses}
