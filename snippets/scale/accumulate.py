@@ -245,3 +245,28 @@ assert (
     > 0.01
 )
 # --8<-- [end:claim-batchnorm]
+
+# --8<-- [start:claim-state-dict]
+# state_dict() holds each parameter's values under its name; load_state_dict
+# copies them into another model of the same shape, which then computes the
+# same; the copy is its own (changing one model leaves the other as it was);
+# a model of another shape is refused
+sd_source = torch.nn.Linear(3, 1)
+sd_state = sd_source.state_dict()
+assert list(sd_state) == [name for name, _ in sd_source.named_parameters()]
+sd_copy = torch.nn.Linear(3, 1)
+assert not torch.equal(sd_copy.weight, sd_source.weight)
+sd_copy.load_state_dict(sd_state)
+assert torch.equal(sd_copy(inputs), sd_source(inputs))
+sd_kept = sd_source.weight.detach().clone()
+with torch.no_grad():
+    sd_copy.weight.add_(1.0)
+assert torch.equal(sd_source.weight, sd_kept)
+assert not torch.equal(sd_copy.weight, sd_kept)
+sd_refused = False
+try:
+    torch.nn.Linear(4, 1).load_state_dict(sd_state)
+except RuntimeError:
+    sd_refused = True
+assert sd_refused
+# --8<-- [end:claim-state-dict]

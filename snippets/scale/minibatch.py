@@ -8,6 +8,14 @@ n, features = 256, 3
 inputs = torch.randn(n, features)
 targets = inputs @ torch.tensor([1.5, -2.0, 0.5]) + 0.3 * torch.randn(n)
 model = torch.nn.Linear(features, 1)
+batch_x, batch_y = inputs[:8], targets[:8]  # a batch: the first 8 examples
+loss = torch.nn.functional.mse_loss(model(batch_x).squeeze(1), batch_y)
+loss.backward()
+print("the batch's gradient:", model.weight.grad, model.bias.grad)
+# --8<-- [end:setup]
+
+
+# --8<-- [start:mean]
 
 
 def batch_gradient(x, y):
@@ -18,10 +26,6 @@ def batch_gradient(x, y):
     return torch.cat([p.grad.flatten() for p in model.parameters()])
 
 
-# --8<-- [end:setup]
-
-
-# --8<-- [start:mean]
 def example_loss(params, x, y):
     """The model's squared error, with these parameters, on one example."""
     out = functional_call(model, params, (x.unsqueeze(0),))
@@ -30,13 +34,13 @@ def example_loss(params, x, y):
 
 params = {name: p.detach() for name, p in model.named_parameters()}
 per_example = vmap(grad(example_loss), in_dims=(None, 0, 0))(
-    params, inputs[:8], targets[:8]
+    params, batch_x, batch_y
 )
 rows = torch.cat([g.flatten(1) for g in per_example.values()], dim=1)
 print("per-example gradients (weight 1-3, bias), first 8 examples:")
 print(rows)
 print("their mean:       ", rows.mean(dim=0))
-print("batch's gradient: ", batch_gradient(inputs[:8], targets[:8]))
+print("batch's gradient: ", batch_gradient(batch_x, batch_y))
 # --8<-- [end:mean]
 
 # --8<-- [start:spread]

@@ -141,3 +141,42 @@ small_means = [dropout(torch.ones(8)).mean().item() for _ in range(20)]
 assert any(abs(m - 1.0) > 0.1 for m in small_means)
 model.eval()
 # --8<-- [end:claim-layers-differ]
+
+# --8<-- [start:claim-mode-table]
+# the four settings side by side: whether an operation is recorded, whether
+# a tensor computed under the setting can be saved for backward later, and
+# whether dropout computes as in evaluation (checked on a fresh model)
+table_weight = torch.tensor([2.0, -1.0], requires_grad=True)
+table_drop = torch.nn.Dropout(p=0.5)
+table_ones = torch.ones(1000)
+table_settings = {
+    "default": (torch.enable_grad, True),
+    "no_grad": (torch.no_grad, True),
+    "inference_mode": (torch.inference_mode, True),
+    "eval": (torch.enable_grad, False),
+}
+table_rows = {}
+for table_name, (table_mode, table_training) in table_settings.items():
+    table_drop.train(table_training)
+    with table_mode():
+        table_made = torch.tensor([1.0, 3.0]) * 2  # computed under the setting
+        table_records = (table_weight * 3).grad_fn is not None
+        table_out = table_drop(table_ones)
+    table_as_eval = torch.equal(table_out, table_ones)
+    if not table_as_eval:  # in training: zeroes and 1 / (1 - p), both seen
+        assert set(table_out.unique().tolist()) == {0.0, 2.0}
+    try:  # a product saves its inputs: can it save table_made?
+        (table_weight * table_made).sum().backward()
+        table_saved = True
+    except RuntimeError as error:
+        assert "Inference tensors cannot be saved for backward" in str(error)
+        table_saved = False
+    table_rows[table_name] = (table_records, table_saved, table_as_eval)
+assert table_rows == {
+    "default": (True, True, False),
+    "no_grad": (False, True, False),
+    "inference_mode": (False, False, False),
+    "eval": (True, True, True),
+}
+assert torch.is_grad_enabled()
+# --8<-- [end:claim-mode-table]

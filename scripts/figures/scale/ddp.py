@@ -1,4 +1,4 @@
-"""What snippets/scale/ddp.py recorded: each rank's gradient beside one process's."""
+"""What snippets/scale/ddp.py recorded: each rank's local gradient, then the all-reduced one."""
 
 import matplotlib.pyplot as plt
 
@@ -8,12 +8,14 @@ from docpipe.run.figures import ink
 def gradients(ns):
     # Each entry as the output prints it, to 4 decimals: its last float digits depend on the
     # machine's instructions, and would move the bars by less than a pixel from one to another.
-    whole, reports = ns["whole"].tolist(), ns["reports"]
+    # Under no_sync each rank holds the gradient of its own micro-batch; the next backward,
+    # outside it, all-reduces, and both ranks hold the same gradient: what DDP did.
+    reports = ns["reports"]
     names = ["weight 1", "weight 2", "weight 3", "bias"]
-    series = [("one process, whole batch", _printed(whole), "C0")] + [
-        (f"rank {rank}, half batch", _printed(grad), f"C{rank + 1}")
-        for rank, (grad, _), _, _ in reports
-    ]
+    series = [
+        (f"rank {rank}, under no_sync", _printed(local), f"C{rank + 1}")
+        for rank, _, (local, _), _ in reports
+    ] + [("both, after the all-reduce", _printed(reports[0][3][0]), "C0")]
     fig, ax = plt.subplots(figsize=(6.4, 2.8), layout="constrained")
     width = 0.8 / len(series)
     for i, (label, values, color) in enumerate(series):
