@@ -262,8 +262,8 @@ def test_what_a_snippet_leaves_running_is_killed_and_named(recorded):
         assert said.startswith(f"{where}: "), (name, failed)
         assert "left processes running" in said and f"{command})" in said, said
     said = failed["l_timeout"]
-    assert said.startswith("snippets/l_timeout.py: timed out after 2 s; left processes")
-    assert "(sleep 1784)" in said
+    assert said.startswith("snippets/l_timeout.py:5: timed out after 2 s"), said
+    assert "left processes running" in said and said.count("(sleep 1784)") == 1, said
     time.sleep(0.2)
     for command in ("sleep 1781", "sleep 1782", "sleep 1783", "sleep 1784"):
         assert running(command) == [], f"{command} still runs"
@@ -289,7 +289,8 @@ def test_in_fresh_interpreters_what_a_timed_out_snippet_started_is_killed_and_na
         "import subprocess\nimport time\n\nsubprocess.Popen(['sleep', '1785'])\ntime.sleep(60)\n",
     )
     said = failures(recorded.run("l_fresh", fork=False, timeout=3))["l_fresh"]
-    assert said.startswith("snippets/l_fresh.py: timed out after 3 s; left processes")
+    assert said.startswith("snippets/l_fresh.py:5: timed out after 3 s"), said
+    assert "; left processes running" in said, said
     assert "(sleep 1785)" in said
     time.sleep(0.2)
     assert running("sleep 1785") == []

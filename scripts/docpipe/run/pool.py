@@ -325,6 +325,8 @@ def _abandon(z: zygote.Zygote, running: dict[str, _Running]) -> None:
     """Kill what still runs after an interruption and wait for the zygote to report it, so
     that no late report reaches the next run."""
     for r in running.values():
+        if execute.contained() and r.pid:  # no PID namespace ends what the run started
+            processes.kill_tree(r.pid)
         zygote.kill(r.pid)
     deadline = time.monotonic() + 10
     with contextlib.suppress(zygote.ZygoteDied):
@@ -419,6 +421,8 @@ def _stop(child: int, output: Path) -> None:
             if now == size:
                 break
             size = now
+    if execute.contained():  # no PID namespace ends what the run started: it is ended here
+        processes.kill_tree(init[0] if init else child)
     if init:
         try:
             pidfd = os.pidfd_open(init[0])

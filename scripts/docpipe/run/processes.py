@@ -65,6 +65,25 @@ def descendants(pid: int | str) -> list[int]:
     return [child for child, _ in tree(pid)]
 
 
+def kill_tree(pid: int) -> None:
+    """Kill every process below `pid` and `pid` itself, leaving none to be adopted elsewhere:
+    each is stopped first (SIGSTOP), again until no new one appears, since a stopped process
+    forks no more and is not orphaned; then all are killed. For a contained run
+    (docpipe.run.namespaces), which has no PID namespace whose end would end them all."""
+    stopped: list[int] = []
+    for _ in range(100):
+        new = [p for p in [pid, *descendants(pid)] if p not in stopped]
+        if not new:
+            break
+        for p in new:
+            with contextlib.suppress(OSError):
+                os.kill(p, signal.SIGSTOP)
+        stopped += new
+    for p in reversed(stopped):
+        with contextlib.suppress(OSError):
+            os.kill(p, signal.SIGKILL)
+
+
 class Process(NamedTuple):
     """What /proc/<pid>/stat says of a process: its short name, state ("Z": a zombie) and
     process group."""
