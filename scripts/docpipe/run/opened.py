@@ -62,7 +62,7 @@ class Watch:
     @classmethod
     def start(cls, paths: list[str]) -> Watch | None:
         """A watch of these files (absolute paths), or None when the kernel gives none."""
-        if not paths:
+        if not paths or fanotify_refused():
             return None
         libc = _libc()
         flags = FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_REPORT_TID
@@ -128,5 +128,92 @@ class Watch:
             except OSError:
                 continue  # removed while the run ran: what it read is unknown
             if inode not in opened and (st.st_dev, st.st_ino) == inode:
+                found.append(path)
+        return sorted(found)
+
+
+# Where fanotify with pids cannot be had (an ordinary user: no CAP_SYS_ADMIN in the initial
+# user namespace), a run in namespaces of its own reads private copies instead (Copies), whose
+# opens an unprivileged inotify watch reports. NO_FANOTIFY set (to 1) takes that way as root too.
+NO_FANOTIFY = "DOCPIPE_NO_FANOTIFY"
+IN_OPEN, IN_Q_OVERFLOW = 0x20, 0x4000
+_IN_CLOEXEC, _IN_NONBLOCK = 0o2000000, 0o4000
+_INOTIFY_EVENT = struct.Struct("iIII")  # inotify_event: wd, mask, cookie, len (then the name)
+
+
+def fanotify_refused() -> bool:
+    return bool(os.environ.get(NO_FANOTIFY))
+
+
+def inodes(paths: list[str]) -> dict[str, tuple[int, int]]:
+    """(st_dev, st_ino) of each of these files that is there (stat: no open, no event)."""
+    found = {}
+    for path in paths:
+        with contextlib.suppress(OSError):
+            st = os.stat(path)
+            found[path] = (st.st_dev, st.st_ino)
+    return found
+
+
+def inotify() -> int | None:
+    """A new inotify instance (close-on-exec, non-blocking), or None where there is none."""
+    try:
+        fd = _libc().inotify_init1(_IN_CLOEXEC | _IN_NONBLOCK)
+    except AttributeError:
+        return None
+    return fd if fd >= 0 else None
+
+
+def watch_opens(instance: int, path: str) -> int:
+    """The watch descriptor of IN_OPEN on the inode at `path`; OSError if refused."""
+    wd = _libc().inotify_add_watch(instance, os.fsencode(path), IN_OPEN)
+    if wd < 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"inotify_add_watch {path}: {os.strerror(code)}")
+    return wd
+
+
+class Copies:
+    """The opens of the run's private copies of its data files (namespaces.private_data): an
+    inotify instance holding an IN_OPEN watch on each copy, made by the run before its snippet
+    and handed to its init (supervisor.hand_over), which alone holds it while the snippet runs,
+    and `files`: path -> [st_dev, st_ino of the original the copy was made of, watch]. No
+    process outside the run's mount namespace reaches a copy (it lives in a tmpfs of that
+    namespace, detached once bound), so every open the watch reports is the run's, whatever
+    its route (open, fopen, mmap, exec, a `cat`)."""
+
+    def __init__(self, instance: int, files: dict[str, list[int]]) -> None:
+        self.instance = instance
+        self.files = files
+
+    def unread(self, before: dict[str, tuple[int, int]]) -> list[str] | None:
+        """The copied files no process opened and whose copy was made of the inode `before`
+        names (the one there when the run's child started); None when the kernel lost events
+        (or they cannot be read)."""
+        opened: set[int] = set()
+        try:
+            while True:
+                try:
+                    data = os.read(self.instance, 1 << 16)
+                except BlockingIOError:
+                    break
+                if not data:
+                    break
+                at = 0
+                while at + _INOTIFY_EVENT.size <= len(data):
+                    wd, mask, _, length = _INOTIFY_EVENT.unpack_from(data, at)
+                    at += _INOTIFY_EVENT.size + length
+                    if mask & IN_Q_OVERFLOW:
+                        return None
+                    if mask & IN_OPEN:
+                        opened.add(wd)
+        except (OSError, struct.error):
+            return None
+        finally:
+            with contextlib.suppress(OSError):
+                os.close(self.instance)
+        found = []
+        for path, (dev, ino, wd) in self.files.items():
+            if wd not in opened and before.get(path) == (dev, ino):
                 found.append(path)
         return sorted(found)
