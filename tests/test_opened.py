@@ -96,7 +96,7 @@ def test_no_files_no_watch():
 
 
 def _copies_watched(folder: str, as_nobody: bool, inside) -> list[str] | str:
-    """Copies.unread() as an ordinary user's run gets it (docpipe.run.namespaces.private_data):
+    """Copies.unread() as an ordinary user's run gets it (docpipe.run.namespaces.copy_data):
     in a mount namespace of its own (in a user namespace of its own, for nobody), with its own
     /run and the folder `folder`/sub bound at /run/other too, `inside(paths)` run by a process
     of that namespace after the copies were bound, while this process opened one original. A
@@ -129,7 +129,9 @@ def _copies_watched(folder: str, as_nobody: bool, inside) -> list[str] | str:
             sub = os.path.join(folder, "sub")
             namespaces._mount(sub, "/run/other", None, namespaces.MS_BIND)
             before = opened.inodes(paths)
-            watch = namespaces.private_data(paths)
+            data = namespaces.copy_data(paths, "/run/data")  # hidden by no mount here, but
+            assert data is not None  # nobody else reaches this namespace's /run
+            watch = namespaces.bind_data(data)
             assert watch is not None
             os.write(ready_w, b"x")
             os.read(go_r, 1)  # the outside open is done

@@ -175,7 +175,7 @@ PIPE_ROOM = 60000  # bytes of names that fit in the status pipe (64 KiB) without
 _enclosed = False  # whether this process is the run of enclose()
 supervisor_line: socket.socket | None = None  # in the run: its line to the supervisor
 # In the run, when its init has no fanotify group (an ordinary user): the data files it copies
-# and binds over their paths (private_data()), and then the inotify instance watching the copies
+# and binds over their paths (copy_data(), bind_data()), and then the inotify instance watching the copies
 # and what it watches, for the init (supervisor.hand_over).
 data_to_copy: list[str] = []
 data_watch: tuple[int, bytes] | None = None
@@ -359,7 +359,7 @@ def _supervise(run: int, line: socket.socket, contained: bool = False) -> opened
     (docpipe.run.supervisor). A failure is noted for the runner, which fails the run; the
     run's supervised calls then get ENOSYS. A contained run has no namespace to join: its
     calls are answered for the processes below this one (supervisor.CONTAINED). Returns the
-    watch of the run's private copies of its data files, if it sent one (private_data())."""
+    watch of the run's private copies of its data files, if it sent one (copy_data(), bind_data())."""
     listener, watch, payload = supervisor.receive_all(line)
     copies = None
     if watch >= 0:
@@ -494,8 +494,12 @@ def isolate(workdir: Path, keep: Iterable[str] = ()) -> str:
         ]
         fds = {k: os.open(k, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC) for k in _topmost(within)}
         job = os.open(workdir, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+        pending = None
         try:
             _overlay_user_folders(private)  # hides the job folder, if in /dev/shm: fd above
+            if data_to_copy:  # in the layers' tmpfs, which the next mounts hide
+                with timing.step("private data"):
+                    pending = copy_data(data_to_copy, f"{SHARED_MEMORY}/data")
             for folder in hidden:
                 _mount("tmpfs", folder, "tmpfs", private, "mode=1777")
             _loopback_names()
@@ -506,82 +510,122 @@ def isolate(workdir: Path, keep: Iterable[str] = ()) -> str:
             os.makedirs(workdir, exist_ok=True)
             _mount(f"/proc/self/fd/{job}", str(workdir), None, MS_BIND)
             _mount(None, str(workdir), None, MS_BIND | MS_REMOUNT | private)
+        except OSError:
+            if pending:
+                _close(pending)
+            raise
         finally:
             for fd in [job, *fds.values()]:
                 os.close(fd)
             timing.since("mounts", began)
-        if data_to_copy:
+        if pending:
             global data_watch
             with timing.step("private data"):
-                data_watch = private_data(data_to_copy)
+                data_watch = bind_data(pending)
     except OSError as e:
         return str(e)
     return ""
 
 
-PRIVATE_DATA = "/run/docpipe-data"  # the copies' tmpfs while they are made (private_data)
-_MNT_DETACH = 2
+COPIED = 64 << 20  # bytes: the most a run's private copies of its data files hold in all
 
 
-def private_data(paths: list[str]) -> tuple[int, bytes] | None:
-    """In the run, once its mounts are made: each data file (absolute paths) copied into a
-    tmpfs of the run's own and the copy bound read-only over the file's path, so that every
-    route to that path in the run's mount namespace (open, fopen, mmap, exec, a `cat`, a
-    symbolic link) reaches the copy, an inode no process outside the namespace can reach; then
-    the tmpfs is detached, and the copies are reachable by their paths alone. Returns an
-    inotify instance with an IN_OPEN watch on each copy and, as JSON, path -> [st_dev, st_ino
-    of the original, watch] (docpipe.run.opened.Copies), or None when there is none.
+@dataclasses.dataclass
+class PrivateData:
+    """The run's private copies of its data files (copy_data()), until they are bound over the
+    files' paths (bind_data())."""
 
-    A file the run could reach by another route is left out (its own record: opened):
-    one that is no plain file or has more than one link (a hard link elsewhere reaches the
-    original), one that changed while it was copied, one that another mount of its file system
-    still shows at another path (a bind mount of a parent folder), and all of them when the run
-    holds a descriptor of a folder (opened before its mount namespace: a lookup from there
-    would cross none of these mounts). A data file made after the run's child listed them is
-    an input of the run anyway (fingerprints.run_inputs). Nothing is known (None) where the
-    kernel refuses a step: the run goes on, every data file its input."""
-    if not _real_folder("/run"):
-        return None
+    instance: int  # inotify: an IN_OPEN watch on each copy
+    copies: dict[str, tuple[int, list[int]]]  # path -> (an O_PATH descriptor of its copy,
+    # [st_dev, st_ino of the original, watch])
+    homes: dict[str, list[str] | None]  # path -> where the file lies in its file system (_homes)
+
+
+def copy_data(paths: list[str], folder: str) -> PrivateData | None:
+    """In the run, in its own mount namespace: each data file (absolute paths) copied into
+    `folder`, a new folder in a tmpfs of the run's own that its later mounts hide (the user
+    folders' overlay layers: _overlay_user_folders), with an IN_OPEN watch on each copy. None
+    when there is no inotify. bind_data() then binds each copy read-only over its file's path,
+    so that every route to that path in the run's mount namespace (open, fopen, mmap, exec, a
+    `cat`, a symbolic link) reaches the copy: an inode that no process outside the namespace
+    reaches, and that the run reaches by that path alone, so every open the watch reports is
+    the run's (docpipe.run.opened.Copies).
+
+    A file the run could reach by another route is left out (its record: opened): one that is
+    no plain file or has more than one link (a hard link elsewhere reaches the original), one
+    that changed while it was copied, one past COPIED bytes of copies; bind_data() leaves out
+    one that another mount of its file system still shows at another path (a bind mount of a
+    folder above it), and all of them when the run holds a descriptor of a folder (opened
+    before its mount namespace: a lookup from there crosses none of these mounts). A data file
+    made after the run's child listed them is an input of the run anyway
+    (fingerprints.run_inputs). Where the kernel refuses a step, nothing is known: the run goes
+    on, every data file its input."""
     instance = opened.inotify()
     if instance is None:
         return None
-    files: dict[str, list[int]] = {}
+    found = PrivateData(instance, {}, {})
     try:
-        os.mkdir(PRIVATE_DATA, 0o700)
-        _mount("tmpfs", PRIVATE_DATA, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700")
+        os.mkdir(folder, 0o700)
         table = _mount_table()
-        homes = {path: _homes(path, table) for path in paths}
+        room = COPIED
         for n, path in enumerate(paths):
-            copy = f"{PRIVATE_DATA}/{n}"
-            original = _copy(path, copy)
+            copy = f"{folder}/{n}"
+            original = _copy(path, copy, room)
             if original is None:
                 continue
-            _mount(copy, path, None, MS_BIND)
-            _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
-            files[path] = [*original, opened.watch_opens(instance, copy)]
-        table = _mount_table()
-        for path, (dev, ino, _) in list(files.items()):
-            if _reachable(path, (dev, ino), homes[path], table):
-                del files[path]
-        held = _held_inodes()
-        if held is None:
-            files.clear()
-        else:
-            for path, (dev, ino, _) in list(files.items()):
-                if (dev, ino) in held:
-                    del files[path]
-        _check(_libc().umount2(os.fsencode(PRIVATE_DATA), _MNT_DETACH), "umount")
-        os.rmdir(PRIVATE_DATA)
-    except OSError:  # nothing is known; what was bound holds the same bytes as the original
-        os.close(instance)
+            fd = os.open(copy, os.O_PATH | os.O_CLOEXEC)
+            room -= os.fstat(fd).st_size
+            found.copies[path] = (fd, [*original, opened.watch_opens(instance, copy)])
+            found.homes[path] = _homes(path, table)
+    except OSError:
+        _close(found)
         return None
-    return instance, json.dumps(files).encode()
+    return found
 
 
-def _copy(path: str, copy: str) -> tuple[int, int] | None:
-    """Copy the plain file `path` (one link) to the new file `copy`, mode and times kept;
-    (st_dev, st_ino) of the original, or None (nothing bound) when it is something else or
-    changed while it was copied."""
+def bind_data(data: PrivateData) -> tuple[int, bytes] | None:
+    """In the run, once its mounts are made: each copy (copy_data()) bound read-only over its
+    file's path; the inotify instance and, as JSON, path -> [st_dev, st_ino of the original,
+    watch] of the copies the run reaches by no other route, for its init (supervisor.hand_over),
+    or None when nothing is known."""
+    files: dict[str, list[int]] = {}
+    try:
+        for path, (fd, watched) in data.copies.items():
+            _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND)
+            _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+            files[path] = watched
+    except OSError:  # nothing is known; what was bound holds the same bytes as the original
+        _close(data)
+        return None
+    for fd, _ in data.copies.values():
+        os.close(fd)
+    data.copies.clear()
+    try:
+        table = _mount_table()
+        held = _held_inodes()
+    except (OSError, ValueError):
+        held = None
+    if held is None:
+        files.clear()
+    for path, (dev, ino, _) in list(files.items()):
+        if (dev, ino) in held or _reachable(path, (dev, ino), data.homes[path], table):
+            del files[path]
+    return data.instance, json.dumps(files).encode()
+
+
+def _close(data: PrivateData) -> None:
+    with contextlib.suppress(OSError):
+        os.close(data.instance)
+    for fd, _ in data.copies.values():
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    data.copies.clear()
+
+
+def _copy(path: str, copy: str, room: int) -> tuple[int, int] | None:
+    """Copy the plain file `path` (one link, at most `room` bytes) to the new file `copy`, mode
+    and times kept; (st_dev, st_ino) of the original, or None (no copy) when it is something
+    else or changed while it was copied."""
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
     try:
         source = os.open(path, flags)
@@ -589,7 +633,7 @@ def _copy(path: str, copy: str) -> tuple[int, int] | None:
         return None
     try:
         st = os.fstat(source)
-        if not os.path.isfile(path) or st.st_nlink != 1 or not (st.st_mode & 0o170000 == 0o100000):
+        if st.st_nlink != 1 or st.st_mode & 0o170000 != 0o100000 or st.st_size > room:
             return None
         target = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         try:

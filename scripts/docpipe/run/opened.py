@@ -174,7 +174,7 @@ def watch_opens(instance: int, path: str) -> int:
 
 
 class Copies:
-    """The opens of the run's private copies of its data files (namespaces.private_data): an
+    """The opens of the run's private copies of its data files (namespaces.copy_data): an
     inotify instance holding an IN_OPEN watch on each copy, made by the run before its snippet
     and handed to its init (supervisor.hand_over), which alone holds it while the snippet runs,
     and `files`: path -> [st_dev, st_ino of the original the copy was made of, watch]. No

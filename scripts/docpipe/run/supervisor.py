@@ -79,7 +79,7 @@ def receive(end: socket.socket) -> int:
 
 def receive_all(end: socket.socket) -> tuple[int, int, bytes]:
     """receive(), and the inotify instance watching the run's private copies of its data files
-    with what it watches (namespaces.private_data), if the run sent one: (-1, b"") if not."""
+    with what it watches (namespaces.copy_data), if the run sent one: (-1, b"") if not."""
     try:
         data, fds, _, _ = socket.recv_fds(end, 1 << 16, 2)
     except OSError:
@@ -114,7 +114,7 @@ def hand_over(
 ) -> None:
     """In the run: send the filter's listener to the supervisor (-1: none, the run goes on
     unsupervised and fails), with `watch` (the inotify instance watching the run's private
-    copies of its data files and what it watches: namespaces.private_data), wait until it has
+    copies of its data files and what it watches: namespaces.copy_data), wait until it has
     joined the run's namespaces (while the run is there to join), and keep no copy of the
     listener, the watch or the line. With no line (no supervisor), the listener is closed: the
     kernel then answers the calls ENOSYS."""
