@@ -175,8 +175,8 @@ PIPE_ROOM = 60000  # bytes of names that fit in the status pipe (64 KiB) without
 _enclosed = False  # whether this process is the run of enclose()
 supervisor_line: socket.socket | None = None  # in the run: its line to the supervisor
 # In the run, when its init has no fanotify group (an ordinary user): the data files it copies
-# and binds over their paths (copy_data(), bind_data()), and then the inotify instance watching the copies
-# and what it watches, for the init (supervisor.hand_over).
+# and binds over their paths (copy_data, bind_data), then the inotify instance watching the
+# copies and what it watches, for the init (supervisor.hand_over).
 data_to_copy: list[str] = []
 data_watch: tuple[int, bytes] | None = None
 
@@ -359,7 +359,7 @@ def _supervise(run: int, line: socket.socket, contained: bool = False) -> opened
     (docpipe.run.supervisor). A failure is noted for the runner, which fails the run; the
     run's supervised calls then get ENOSYS. A contained run has no namespace to join: its
     calls are answered for the processes below this one (supervisor.CONTAINED). Returns the
-    watch of the run's private copies of its data files, if it sent one (copy_data(), bind_data())."""
+    watch of the run's private copies of its data files, if it sent one (copy_data)."""
     listener, watch, payload = supervisor.receive_all(line)
     copies = None
     if watch >= 0:
