@@ -14,10 +14,13 @@ re-runs only the snippets that opened it (docpipe.recorded.fingerprints.UNREAD).
 It is sound or it answers nothing: the watch is made before the run's first process starts and
 read once it ended (a run that leaves a process running fails); a file replaced by another (a
 rename, `git checkout`) or removed while the run ran counts as opened, as do all of them when
-the kernel's queue overflowed. Where there is no such group (not Linux, no PID namespace, no
-CAP_SYS_ADMIN: an unprivileged group is not told pids), nothing is known
-(execute.Result.watched is false) and every data file stays an input of every run, as a run
-that may have read it unseen.
+the kernel's queue overflowed. An ordinary user has no such group (no CAP_SYS_ADMIN: an
+unprivileged group is not told pids); a run in namespaces of its own then reads private copies
+of the data files, bound over their paths in its mount namespace, whose opens an unprivileged
+inotify watch reports (Copies; namespaces.copy_data says which files it leaves out, as the run
+could reach them by another route). Where there is neither (not Linux, no PID namespace: a
+contained run), nothing is known (execute.Result.watched is false) and every data file stays
+an input of every run, as a run that may have read it unseen.
 """
 
 from __future__ import annotations
