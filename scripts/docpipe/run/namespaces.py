@@ -281,7 +281,7 @@ def enclose(run: Callable[[], int], memory: int, notes: Path, watched: Iterable[
         data += chunk
     os.close(status_read)
     said = Notes.decode(data[4:])
-    if said.unread:  # a file replaced or removed while the run ran counts as opened
+    if said.unread:  # a file replaced, removed, linked or edited while the run ran: opened
         said.unread = [u for u in said.unread if opened.inodes([u]).get(u) == before.get(u)]
     said.marks["init collected"] = collected
     if group:

@@ -148,13 +148,15 @@ def fanotify_refused() -> bool:
     return bool(os.environ.get(NO_FANOTIFY))
 
 
-def inodes(paths: list[str]) -> dict[str, tuple[int, int]]:
-    """(st_dev, st_ino) of each of these files that is there (stat: no open, no event)."""
+def inodes(paths: list[str]) -> dict[str, tuple[int, int, int]]:
+    """(st_dev, st_ino, st_ctime_ns) of each of these files that is there (stat: no open, no
+    event). Its ctime changes with any new link to it (a route to the original), and with an
+    edit, a change of mode or owner."""
     found = {}
     for path in paths:
         with contextlib.suppress(OSError):
             st = os.stat(path)
-            found[path] = (st.st_dev, st.st_ino)
+            found[path] = (st.st_dev, st.st_ino, st.st_ctime_ns)
     return found
 
 
@@ -189,7 +191,7 @@ class Copies:
         self.instance = instance
         self.files = files
 
-    def unread(self, before: dict[str, tuple[int, int]]) -> list[str] | None:
+    def unread(self, before: dict[str, tuple[int, int, int]]) -> list[str] | None:
         """The copied files no process opened and whose copy was made of the inode `before`
         names (the one there when the run's child started); None when the kernel lost events
         (or they cannot be read)."""
@@ -217,6 +219,6 @@ class Copies:
                 os.close(self.instance)
         found = []
         for path, (dev, ino, wd) in self.files.items():
-            if wd not in opened and before.get(path) == (dev, ino):
+            if wd not in opened and before.get(path, (0, 0))[:2] == (dev, ino):
                 found.append(path)
         return sorted(found)
