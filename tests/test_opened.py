@@ -95,7 +95,7 @@ def test_no_files_no_watch():
     assert opened.Watch.start([]) is None
 
 
-def _copies_watched(folder: str, as_nobody: bool, inside) -> list[str] | str:
+def _copies_watched(folder: str, as_nobody: bool, inside, hold: bool = False) -> list[str] | str:
     """Copies.unread() as an ordinary user's run gets it (docpipe.run.namespaces.copy_data):
     in a mount namespace of its own (in a user namespace of its own, for nobody), with its own
     /run and the folder `folder`/sub bound at /run/other too, `inside(paths)` run by a process
@@ -118,6 +118,8 @@ def _copies_watched(folder: str, as_nobody: bool, inside) -> list[str] | str:
                 os.setuid(65534)
                 libc = ctypes.CDLL(None, use_errno=True)
                 libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE, which the change of user cleared
+            if hold:  # a folder's descriptor from before the mount namespace: a lookup
+                os.open(folder, os.O_RDONLY | os.O_DIRECTORY)  # from it crosses no copy's mount
             try:
                 namespaces._unshare(namespaces.CLONE_NEWNS)
                 namespaces._mount(None, "/", None, namespaces.MS_REC | namespaces.MS_PRIVATE)
@@ -176,7 +178,14 @@ def test_a_runs_private_copies_count_its_opens_by_any_route_and_no_other(as_nobo
         _copies_case(Path(top), as_nobody)
 
 
-def _copies_case(tmp_path: Path, as_nobody: bool) -> None:
+def test_a_run_holding_a_folder_counts_every_data_file_as_opened():
+    if sys.platform != "linux" or os.geteuid() != 0:
+        pytest.skip("binding the copies needs a mount namespace")
+    with tempfile.TemporaryDirectory() as top:
+        _copies_case(Path(top), False, hold=True)
+
+
+def _copies_case(tmp_path: Path, as_nobody: bool, hold: bool = False) -> None:
     folder = tmp_path / "data"
     (folder / "sub").mkdir(parents=True)
     for path in tmp_path, folder, folder / "sub":
@@ -197,7 +206,8 @@ def _copies_case(tmp_path: Path, as_nobody: bool) -> None:
         with open("/run/other/elsewhere", "rb") as f:
             f.read()  # the original, through another mount of its folder
 
-    unread = _copies_watched(str(folder), as_nobody, inside)
+    unread = _copies_watched(str(folder), as_nobody, inside, hold)
     if isinstance(unread, str):
         pytest.skip(unread)
-    assert unread == sorted([str(folder / "outside_only"), str(folder / "untouched")])
+    expected = [] if hold else [str(folder / "outside_only"), str(folder / "untouched")]
+    assert unread == sorted(expected)
