@@ -13,7 +13,8 @@ re-runs only the snippets that opened it (docpipe.recorded.fingerprints.UNREAD).
 
 It is sound or it answers nothing: the watch is made before the run's first process starts and
 read once it ended (a run that leaves a process running fails); a file replaced by another (a
-rename, `git checkout`) or removed while the run ran counts as opened, as do all of them when
+rename, `git checkout`), removed, edited or given another link while the run ran (its inode or
+its ctime changed: namespaces.enclose) counts as opened, as do all of them when
 the kernel's queue overflowed. An ordinary user has no such group (no CAP_SYS_ADMIN: an
 unprivileged group is not told pids); a run in namespaces of its own then reads private copies
 of the data files, bound over their paths in its mount namespace, whose opens an unprivileged
