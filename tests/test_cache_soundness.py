@@ -293,8 +293,12 @@ def _changed_records(sandbox) -> set[str]:
     }
 
 
-@pytest.mark.parametrize("watched", [True, False], ids=["kernel-watched", "no-namespaces"])
-def test_a_data_file_edited_reruns_only_the_snippets_that_opened_it(sandbox, watched):
+@pytest.mark.parametrize(
+    "watched, copies",
+    [(True, False), (True, True), (False, False)],
+    ids=["kernel-watched", "private-copies", "no-namespaces"],
+)
+def test_a_data_file_edited_reruns_only_the_snippets_that_opened_it(sandbox, watched, copies):
     """Editing a data file re-runs the snippets whose processes opened it, by any route, and
     rewrites only their records: the kernel saw which did (docpipe.run.opened). Removing a
     data file that no snippet opened re-runs every one (a run may have looked for it). Without
@@ -303,6 +307,8 @@ def test_a_data_file_edited_reruns_only_the_snippets_that_opened_it(sandbox, wat
     and finds nothing drifted."""
     if not watched:
         sandbox.env["DOCPIPE_NO_LANDLOCK"] = "1"
+    if copies:  # as an ordinary user, who has no fanotify group (docpipe.run.opened.Copies)
+        sandbox.env["DOCPIPE_NO_FANOTIFY"] = "1"
     for key, code in OPENERS.items():
         sandbox.write(f"snippets/{key}.py", code)
     (sandbox.root / "snippets" / "table.bin").write_bytes(bytes([1, 2, 3, 4]))

@@ -292,8 +292,8 @@ def _isolate(project: Project, workdir: Path, contained: bool = False) -> str:
                 listener, why = seccomp.install(contained)
     finally:  # the supervisor answers its connect() calls (docpipe.run.supervisor)
         with timing.step("supervisor"):
-            supervisor.hand_over(namespaces.supervisor_line, listener)
-        namespaces.supervisor_line = None
+            supervisor.hand_over(namespaces.supervisor_line, listener, namespaces.data_watch)
+        namespaces.supervisor_line = namespaces.data_watch = None
     return why
 
 

@@ -174,6 +174,11 @@ MARKS = 8  # Notes.marks: the most a note holds
 PIPE_ROOM = 60000  # bytes of names that fit in the status pipe (64 KiB) without blocking
 _enclosed = False  # whether this process is the run of enclose()
 supervisor_line: socket.socket | None = None  # in the run: its line to the supervisor
+# In the run, when its init has no fanotify group (an ordinary user): the data files it copies
+# and binds over their paths (copy_data, bind_data), then the inotify instance watching the
+# copies and what it watches, for the init (supervisor.hand_over).
+data_to_copy: list[str] = []
+data_watch: tuple[int, bytes] | None = None
 
 
 def enclose(run: Callable[[], int], memory: int, notes: Path, watched: Iterable[str] = ()) -> int:
@@ -204,6 +209,8 @@ def enclose(run: Callable[[], int], memory: int, notes: Path, watched: Iterable[
     except OSError:
         group = None  # each process keeps its own limit (RLIMIT_DATA) all the same
     contained = bool(unavailable())
+    watched = list(watched)
+    before = opened.inodes(watched)  # the files as this machine has them, for Copies.unread
     if not contained:
         with timing.step("pid namespace"):
             _unshare(CLONE_NEWPID)
@@ -225,15 +232,17 @@ def enclose(run: Callable[[], int], memory: int, notes: Path, watched: Iterable[
             ours, theirs = socket.socketpair()  # the run sends its filter's listener on it
             # before the run's first process; a contained run has no PID namespace of its own,
             # where only its processes' opens carry a pid: every data file stays its input
-            watch = None if contained else opened.Watch.start(list(watched))
+            watch = None if contained else opened.Watch.start(watched)
             pid = os.fork()
             if pid == 0:
                 timing.since("init and run forks", forking)
                 os.close(status_write)
                 ours.close()
                 processes.die_with_parent()
-                global _enclosed, supervisor_line
+                global _enclosed, supervisor_line, data_to_copy
                 _enclosed, supervisor_line = True, theirs
+                # no fanotify group (an ordinary user): the run reads private copies, watched
+                data_to_copy = [] if contained or watch else watched
                 os._exit(run())
             theirs.close()
             marks = {}
@@ -244,7 +253,7 @@ def enclose(run: Callable[[], int], memory: int, notes: Path, watched: Iterable[
                 with contextlib.suppress(ProcessLookupError):  # the run ended already
                     group.join(pid)
                 marks["joined"] = timing.now()
-            _supervise(pid, ours, contained)
+            copies = _supervise(pid, ours, contained)
             while True:  # reap what is left to it until the run ends
                 ended, status = os.wait()
                 if ended == pid:
@@ -252,7 +261,10 @@ def enclose(run: Callable[[], int], memory: int, notes: Path, watched: Iterable[
                     left = _end_left() if contained else _left_running()
                     marks["left named"] = timing.now()
                     said = Notes(left, list(supervisor.REFUSED), marks=marks)
-                    said.unread = watch.unread() if watch else None
+                    if watch:
+                        said.unread = watch.unread()
+                    elif copies:
+                        said.unread = copies.unread(before)
                     code = struct.pack("i", os.waitstatus_to_exitcode(status))
                     os.write(status_write, code + said.encode()[:PIPE_ROOM])
                     break
@@ -269,6 +281,8 @@ def enclose(run: Callable[[], int], memory: int, notes: Path, watched: Iterable[
         data += chunk
     os.close(status_read)
     said = Notes.decode(data[4:])
+    if said.unread:  # a file replaced, removed, linked or edited while the run ran: opened
+        said.unread = [u for u in said.unread if opened.inodes([u]).get(u) == before.get(u)]
     said.marks["init collected"] = collected
     if group:
         if group.killed():
@@ -339,16 +353,23 @@ class Notes:
                 os.close(fd)
 
 
-def _supervise(run: int, line: socket.socket, contained: bool = False) -> None:
+def _supervise(run: int, line: socket.socket, contained: bool = False) -> opened.Copies | None:
     """In the namespace's init: once the run has isolated itself and installed its filter
     (docpipe.run.seccomp), join its namespaces and answer its connect() calls
     (docpipe.run.supervisor). A failure is noted for the runner, which fails the run; the
     run's supervised calls then get ENOSYS. A contained run has no namespace to join: its
-    calls are answered for the processes below this one (supervisor.CONTAINED)."""
-    listener = supervisor.receive(line)
+    calls are answered for the processes below this one (supervisor.CONTAINED). Returns the
+    watch of the run's private copies of its data files, if it sent one (copy_data)."""
+    listener, watch, payload = supervisor.receive_all(line)
+    copies = None
+    if watch >= 0:
+        try:
+            copies = opened.Copies(watch, json.loads(payload))
+        except ValueError:
+            os.close(watch)
     try:
         if listener < 0:
-            return  # the run could not isolate itself, and fails saying so
+            return copies  # the run could not isolate itself, and fails saying so
         try:
             if contained:
                 supervisor.contain()
@@ -357,10 +378,11 @@ def _supervise(run: int, line: socket.socket, contained: bool = False) -> None:
         except OSError as e:
             os.close(listener)
             supervisor.refused(f"the runner could not supervise its connections: {e}")
-            return
+            return copies
         supervisor.start(listener)
     finally:
         supervisor.ready(line)
+    return copies
 
 
 def _left_running() -> str:
@@ -472,8 +494,12 @@ def isolate(workdir: Path, keep: Iterable[str] = ()) -> str:
         ]
         fds = {k: os.open(k, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC) for k in _topmost(within)}
         job = os.open(workdir, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+        pending = None
         try:
             _overlay_user_folders(private)  # hides the job folder, if in /dev/shm: fd above
+            if data_to_copy:  # in the layers' tmpfs, which the next mounts hide
+                with timing.step("private data"):
+                    pending = copy_data(data_to_copy, f"{SHARED_MEMORY}/data")
             for folder in hidden:
                 _mount("tmpfs", folder, "tmpfs", private, "mode=1777")
             _loopback_names()
@@ -484,13 +510,232 @@ def isolate(workdir: Path, keep: Iterable[str] = ()) -> str:
             os.makedirs(workdir, exist_ok=True)
             _mount(f"/proc/self/fd/{job}", str(workdir), None, MS_BIND)
             _mount(None, str(workdir), None, MS_BIND | MS_REMOUNT | private)
+        except OSError:
+            if pending:
+                _close(pending)
+            raise
         finally:
             for fd in [job, *fds.values()]:
                 os.close(fd)
             timing.since("mounts", began)
+        if pending:
+            global data_watch
+            with timing.step("private data"):
+                data_watch = bind_data(pending)
     except OSError as e:
         return str(e)
     return ""
+
+
+COPIED = 64 << 20  # bytes: the most a run's private copies of its data files hold in all
+
+
+@dataclasses.dataclass
+class PrivateData:
+    """The run's private copies of its data files (copy_data()), until they are bound over the
+    files' paths (bind_data())."""
+
+    instance: int  # inotify: an IN_OPEN watch on each copy
+    copies: dict[str, tuple[int, list[int]]]  # path -> (an O_PATH descriptor of its copy,
+    # [st_dev, st_ino of the original, watch])
+    homes: dict[str, list[str] | None]  # path -> where the file lies in its file system (_homes)
+
+
+def copy_data(paths: list[str], folder: str) -> PrivateData | None:
+    """In the run, in its own mount namespace: each data file (absolute paths) copied into
+    `folder`, a new folder in a tmpfs of the run's own that its later mounts hide (the user
+    folders' overlay layers: _overlay_user_folders), with an IN_OPEN watch on each copy. None
+    when there is no inotify. bind_data() then binds each copy read-only over its file's path,
+    so that every route to that path in the run's mount namespace (open, fopen, mmap, exec, a
+    `cat`, a symbolic link) reaches the copy: an inode that no process outside the namespace
+    reaches, and that the run reaches by that path alone, so every open the watch reports is
+    the run's (docpipe.run.opened.Copies).
+
+    A file the run could reach by another route is left out (its record: opened): one that is
+    no plain file or has more than one link (a hard link elsewhere reaches the original), one
+    that changed while it was copied, one past COPIED bytes of copies; bind_data() leaves out
+    one that another mount of its file system still shows at another path (a bind mount of a
+    folder above it), and all of them when the run holds a descriptor of a folder (opened
+    before its mount namespace: a lookup from there crosses none of these mounts). A data file
+    made after the run's child listed them is an input of the run anyway
+    (fingerprints.run_inputs). Where the kernel refuses a step, nothing is known: the run goes
+    on, every data file its input."""
+    instance = opened.inotify()
+    if instance is None:
+        return None
+    found = PrivateData(instance, {}, {})
+    try:
+        os.mkdir(folder, 0o700)
+        table = _mount_table()
+        room = COPIED
+        for n, path in enumerate(paths):
+            copy = f"{folder}/{n}"
+            original = _copy(path, copy, room)
+            if original is None:
+                continue
+            fd = os.open(copy, os.O_PATH | os.O_CLOEXEC)
+            room -= os.fstat(fd).st_size
+            found.copies[path] = (fd, [*original, opened.watch_opens(instance, copy)])
+            found.homes[path] = _homes(path, table)
+    except OSError:
+        _close(found)
+        return None
+    return found
+
+
+def bind_data(data: PrivateData) -> tuple[int, bytes] | None:
+    """In the run, once its mounts are made: each copy (copy_data()) bound read-only over its
+    file's path; the inotify instance and, as JSON, path -> [st_dev, st_ino of the original,
+    watch] of the copies the run reaches by no other route, for its init (supervisor.hand_over),
+    or None when nothing is known."""
+    files: dict[str, list[int]] = {}
+    try:
+        for path, (fd, watched) in data.copies.items():
+            _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND)
+            _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+            files[path] = watched
+    except OSError:  # nothing is known; what was bound holds the same bytes as the original
+        _close(data)
+        return None
+    for fd, _ in data.copies.values():
+        os.close(fd)
+    data.copies.clear()
+    try:
+        table = _mount_table()
+        held = _held_inodes()
+    except (OSError, ValueError):
+        held = None
+    if held is None:
+        files.clear()
+    for path, (dev, ino, _) in list(files.items()):
+        if (dev, ino) in held or _reachable(path, (dev, ino), data.homes[path], table):
+            del files[path]
+    return data.instance, json.dumps(files).encode()
+
+
+def _close(data: PrivateData) -> None:
+    with contextlib.suppress(OSError):
+        os.close(data.instance)
+    for fd, _ in data.copies.values():
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    data.copies.clear()
+
+
+def _copy(path: str, copy: str, room: int) -> tuple[int, int] | None:
+    """Copy the plain file `path` (one link, at most `room` bytes) to the new file `copy`, mode
+    and times kept; (st_dev, st_ino) of the original, or None (no copy) when it is something
+    else or changed while it was copied."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
+    try:
+        source = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(source)
+        if st.st_nlink != 1 or st.st_mode & 0o170000 != 0o100000 or st.st_size > room:
+            return None
+        target = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        try:
+            left = st.st_size
+            while left > 0:
+                sent = os.sendfile(target, source, None, left)
+                if sent == 0:
+                    break
+                left -= sent
+            os.fchmod(target, st.st_mode & 0o7777)
+            with contextlib.suppress(OSError):
+                os.fchown(target, st.st_uid, st.st_gid)
+            os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+        finally:
+            os.close(target)
+        now = os.fstat(source)
+        same = (now.st_size, now.st_mtime_ns, now.st_ctime_ns, now.st_nlink)
+        if left or same != (st.st_size, st.st_mtime_ns, st.st_ctime_ns, 1):
+            return None
+        return st.st_dev, st.st_ino
+    finally:
+        os.close(source)
+
+
+def _mount_table() -> list[tuple[int, str, str]]:
+    """(device, root within its file system, mount point) of every mount of this namespace."""
+    found = []
+    with open("/proc/self/mountinfo", encoding="utf-8") as info:
+        for line in info:
+            fields = line.split()
+            major, minor = (int(x) for x in fields[2].split(":"))
+            root, point = (f.encode().decode("unicode_escape") for f in fields[3:5])
+            found.append((os.makedev(major, minor), root, point))
+    return found
+
+
+def _within(path: str, folder: str) -> str | None:
+    """`path` relative to `folder` ("" for the folder itself), or None when outside it."""
+    if path == folder:
+        return ""
+    base = folder.rstrip("/") + "/"
+    return path[len(base) :] if path.startswith(base) else None
+
+
+def _homes(path: str, table: list[tuple[int, str, str]]) -> list[str] | None:
+    """Where the file at `path` may lie within its file system: its path there, as each mount
+    whose mount point holds it would have it; None when its device is no mount's."""
+    real = os.path.realpath(path)
+    try:
+        dev = os.stat(real).st_dev
+    except OSError:
+        return None
+    found = []
+    for device, root, point in table:
+        rest = _within(real, point)
+        if device == dev and rest is not None:
+            found.append(root.rstrip("/") + "/" + rest if rest else root)
+    return found or None
+
+
+def _reachable(
+    path: str, original: tuple[int, int], homes: list[str] | None, table: list[tuple[int, str, str]]
+) -> bool:
+    """Whether a mount of the original's file system still shows it at some path, now that
+    the copies are bound (a bind mount of a folder above it, elsewhere); True when unknown."""
+    if homes is None:
+        return True
+    for device, root, point in table:
+        if device != original[0]:
+            continue
+        for home in homes:
+            rest = _within(home, root)
+            if rest is None:
+                continue
+            try:
+                st = os.stat(os.path.join(point, rest) if rest else point)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            except OSError:
+                return True
+            if (st.st_dev, st.st_ino) == original:
+                return True
+    return False
+
+
+def _held_inodes() -> set[tuple[int, int]] | None:
+    """The inodes of the files this process holds open; None if it holds a folder (or they
+    cannot be listed), from which a lookup would not cross this namespace's mounts."""
+    found = set()
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return None
+    for name in names:
+        try:
+            st = os.fstat(int(name))
+        except OSError:
+            continue  # the listing's own descriptor, closed
+        if st.st_mode & 0o170000 == 0o040000:
+            return None
+        found.add((st.st_dev, st.st_ino))
+    return found
 
 
 HOSTS = "/etc/hosts"

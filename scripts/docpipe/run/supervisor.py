@@ -71,11 +71,36 @@ def _libc():
 def receive(end: socket.socket) -> int:
     """The filter's listener, sent by the run (hand_over()) once its filter is on; -1 when the
     run ends or closes its end without one. The run waits for ready() before it goes on."""
+    listener, watch, _ = receive_all(end)
+    if watch >= 0:
+        os.close(watch)
+    return listener
+
+
+def receive_all(end: socket.socket) -> tuple[int, int, bytes]:
+    """receive(), and the inotify instance watching the run's private copies of its data files
+    with what it watches (namespaces.copy_data), if the run sent one: (-1, b"") if not."""
     try:
-        _, fds, _, _ = socket.recv_fds(end, 1, 1)
+        data, fds, _, _ = socket.recv_fds(end, 1 << 16, 2)
     except OSError:
-        return -1
-    return fds[0] if fds else -1
+        return -1, -1, b""
+    if not fds:
+        return -1, -1, b""
+    listener, watch = fds[0], fds[1] if len(fds) > 1 else -1
+    size = struct.unpack("I", data[1:5])[0] if len(data) >= 5 else 0
+    payload = data[5:]
+    while len(payload) < size:  # the rest of a long list, on the same stream
+        try:
+            chunk = end.recv(size - len(payload))
+        except OSError:
+            chunk = b""
+        if not chunk:
+            break
+        payload += chunk
+    if watch >= 0 and len(payload) != size:
+        os.close(watch)
+        watch, payload = -1, b""
+    return listener, watch, payload
 
 
 def ready(end: socket.socket) -> None:
@@ -84,19 +109,30 @@ def ready(end: socket.socket) -> None:
         end.sendall(b"r")
 
 
-def hand_over(end: socket.socket | None, listener: int) -> None:
+def hand_over(
+    end: socket.socket | None, listener: int, watch: tuple[int, bytes] | None = None
+) -> None:
     """In the run: send the filter's listener to the supervisor (-1: none, the run goes on
-    unsupervised and fails), wait until it has joined the run's namespaces (while the run is
-    there to join), and keep no copy of the listener or of the line. With no line (no
-    supervisor), the listener is closed: the kernel then answers the calls ENOSYS."""
+    unsupervised and fails), with `watch` (the inotify instance watching the run's private
+    copies of its data files and what it watches: namespaces.copy_data), wait until it has
+    joined the run's namespaces (while the run is there to join), and keep no copy of the
+    listener, the watch or the line. With no line (no supervisor), the listener is closed: the
+    kernel then answers the calls ENOSYS."""
     if end is not None:
         with end:
             if listener >= 0:
-                socket.send_fds(end, [b"l"], [listener])
+                fds, payload = [listener], b""
+                if watch is not None:
+                    fds.append(watch[0])
+                    payload = watch[1]
+                socket.send_fds(end, [b"l" + struct.pack("I", len(payload))], fds)
                 with contextlib.suppress(OSError):
+                    end.sendall(payload)
                     end.recv(1)
     if listener >= 0:
         os.close(listener)
+    if watch is not None:
+        os.close(watch[0])
 
 
 def join(run: int) -> None:
