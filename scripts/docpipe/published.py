@@ -55,7 +55,7 @@ def check(project: Project, site: Path) -> list[Finding]:
     pages_built = {p.built for p in expected if (site / p.built).is_file()}
     read = pages.Pages(project)
     for rel in sorted(r for r in served if r.endswith(".html")):
-        root = parse((site / rel).read_text(encoding="utf-8"))
+        root = parse((site / rel).read_text(encoding="utf-8", errors="replace"))
         found += runs(project, rel, root, served)
         page = next((p for p in expected if p.built == rel), None)
         if page and page.source.suffix == ".md" and page.source.is_file():
@@ -322,7 +322,7 @@ def _built_site_url(project: Project) -> str:
 
 def _canonical(site: Path) -> str:
     try:
-        home = parse((site / "index.html").read_text(encoding="utf-8"))
+        home = parse((site / "index.html").read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return ""
     for node in home.walk():
@@ -535,7 +535,7 @@ def files(project: Project, site: Path, pages_built: set[str]) -> list[Finding]:
 def _search_index(path: Path, pages_built: set[str]) -> list[Finding]:
     rel = "search/search_index.json"
     try:
-        docs = json.loads(path.read_text(encoding="utf-8"))["docs"]
+        docs = json.loads(path.read_text(encoding="utf-8", errors="replace"))["docs"]
         locations = {d["location"].split("#", 1)[0] for d in docs}
     except (ValueError, KeyError, TypeError):
         return [Finding(rel, "<file>", "not the search index the search plugin writes")]
