@@ -16,8 +16,11 @@ print("autograd: x.grad =", x.grad)
 
 # --8<-- [start:non_leaf]
 y_grad = y.grad  # y is not a leaf: PyTorch warns
-print("y.grad without retain_grad():", y_grad)
 # --8<-- [end:non_leaf]
+
+# --8<-- [start:non_leaf_value]
+print("y.grad without retain_grad():", y_grad)
+# --8<-- [end:non_leaf_value]
 
 # --8<-- [start:retain]
 
