@@ -72,8 +72,8 @@ with warnings.catch_warnings(record=True) as heard:
         c, halvings, factor = f(a)
         c.backward()
         jump.append((start, c.item(), a.grad.item()))
-        print(f"a = {start:g}: halvings {halvings}, c = {c.item():.4f}, ", end="")
-        print(f"autograd's dc/da = {a.grad.item():g}")
+        print(f"a = {start:g}: halvings {halvings}, ", end="")
+        print(f"c = {c.item():.4f}, autograd's dc/da = {a.grad.item():g}")
 # --8<-- [end:jump]
 
 # --8<-- [start:claim-jump]
