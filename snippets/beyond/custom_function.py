@@ -114,6 +114,52 @@ assert torch.equal(x.grad, torch.sigmoid(x)) and x.grad[0].item() == 0.5
 assert torch.allclose(x.grad, reference.grad)
 # --8<-- [end:claim-custom-node]
 
+# --8<-- [start:claim-apply]
+# apply records one node and runs forward with recording off: inside it,
+# grad mode is off and what forward computes has no grad_fn; ctx carries
+# what forward saved to backward
+seen = {}
+
+
+class Probe(Softplus):
+    @staticmethod
+    def forward(ctx, x):
+        seen["recording"] = torch.is_grad_enabled()
+        inner = stable_softplus(x)
+        seen["inner_grad_fn"] = inner.grad_fn
+        ctx.save_for_backward(x)
+        return inner
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (saved,) = ctx.saved_tensors
+        seen["saved"] = saved
+        return grad_output * torch.sigmoid(saved)
+
+
+for start in ([0.0, 1.0, 100.0], [-3.0], [[1.0, 2.0], [3.0, 4.0]]):
+    seen.clear()
+    probe_in = torch.tensor(start, requires_grad=True)
+    probe_out = Probe.apply(probe_in)
+    assert seen["recording"] is False and seen["inner_grad_fn"] is None
+    assert type(probe_out.grad_fn).__name__ == "ProbeBackward"
+    probe_out.sum().backward()
+    assert torch.equal(seen["saved"], probe_in.detach())
+# a Function written this way (forward takes ctx, no setup_context) cannot
+# go through the torch.func transforms: they raise and ask for setup_context
+for transform in (
+    lambda: torch.func.vmap(Softplus.apply)(torch.randn(3, 2)),
+    lambda: torch.func.grad(lambda u: Softplus.apply(u).sum())(torch.randn(3)),
+    lambda: torch.func.jacrev(Softplus.apply)(torch.randn(3)),
+):
+    try:
+        transform()
+        message = None
+    except RuntimeError as error:
+        message = str(error)
+    assert message is not None and "setup_context" in message
+# --8<-- [end:claim-apply]
+
 # --8<-- [start:gradcheck]
 torch.manual_seed(0)
 points = torch.randn(4, dtype=torch.double, requires_grad=True)

@@ -60,3 +60,38 @@ for begin in (10.0, -6.0, 0.5, 100.0):
     ]
     assert leaf.abs().grad_fn is not None  # an abs() of it is recorded
 # --8<-- [end:claim-path-taken]
+
+# --8<-- [start:jump]
+import warnings  # noqa: E402
+
+with warnings.catch_warnings(record=True) as heard:
+    warnings.simplefilter("always")
+    jump = []  # (a, c, autograd's dc/da) at the boundary and just above it
+    for start in (2.0, 2.001):
+        a = torch.tensor(start, requires_grad=True)
+        c, halvings, factor = f(a)
+        c.backward()
+        jump.append((start, c.item(), a.grad.item()))
+        print(f"a = {start:g}: halvings {halvings}, ", end="")
+        print(f"c = {c.item():.4f}, autograd's dc/da = {a.grad.item():g}")
+# --8<-- [end:jump]
+
+# --8<-- [start:claim-jump]
+# at every boundary where the loop runs once more (a = 2, 4, 8, and their
+# negatives), c jumps: it halves between the boundary and just past it;
+# there c has no derivative, yet autograd returns the slope of the path
+# that ran, and warns of nothing
+assert not heard
+assert jump[0][1] - jump[1][1] > 1  # c jumped, by about half of it
+for boundary in (2.0, 4.0, 8.0, -2.0, -4.0, -8.0):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        at = torch.tensor(boundary, requires_grad=True)
+        c_at, turns, branch = f(at)
+        c_at.backward()
+    assert not caught
+    past = torch.tensor(boundary * 1.0005)
+    c_past = f(past)[0]
+    assert abs(c_at.item() - c_past.item()) > 0.4 * abs(c_at.item())
+    assert at.grad.item() == branch / 2**turns  # the path's own slope
+# --8<-- [end:claim-jump]

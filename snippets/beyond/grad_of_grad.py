@@ -43,6 +43,70 @@ for power in (1, 2, 3):
     assert returned.item() == power * as_input.item() ** (power - 1)
 # --8<-- [end:claim-grad-returns]
 
+# --8<-- [start:trap]
+w = torch.tensor(1.0, requires_grad=True)
+for call in (1, 2):
+    (gw,) = torch.autograd.grad((w - 3) ** 2, w)
+    print(f"autograd.grad call {call}: returned {gw}, w.grad = {w.grad}")
+for call in (1, 2):
+    ((w - 3) ** 2).backward()
+    print(f"backward() call {call}:     w.grad = {w.grad}")
+# --8<-- [end:trap]
+
+# --8<-- [start:step]
+w = torch.tensor(1.0, requires_grad=True)
+optimizer = torch.optim.SGD([w], lr=0.1)
+(gw,) = torch.autograd.grad((w - 3) ** 2, w)
+optimizer.step()  # reads w.grad, which is None: nothing to do
+print("after step() with the returned gw:", w)
+w.grad = gw  # hand the returned gradient to the optimizer
+optimizer.step()
+print("after w.grad = gw and step():    ", w)
+# --8<-- [end:step]
+
+# --8<-- [start:claim-trap]
+# autograd.grad returns the same gradient at every call and never fills
+# .grad; backward() adds each call's gradient into .grad
+cases = (
+    (lambda u: (u - 3) ** 2, lambda u: 2 * (u - 3)),
+    (torch.sin, torch.cos),
+    (lambda u: u * u * u, lambda u: 3 * u**2),
+)
+for f, derivative in cases:
+    leaf = torch.tensor(1.0, requires_grad=True)
+    by_hand = derivative(leaf.detach().clone())
+    for _ in range(3):
+        (returned,) = torch.autograd.grad(f(leaf), leaf)
+        assert torch.allclose(returned, by_hand) and leaf.grad is None
+    for calls in (1, 2, 3):
+        f(leaf).backward()
+        assert torch.allclose(leaf.grad, calls * by_hand)
+# an optimizer's step() updates from .grad: after autograd.grad alone it
+# leaves the parameter as it was; with the returned gradient put into .grad
+# it takes the same step as after backward()
+makers = (
+    lambda ps: torch.optim.SGD(ps, lr=0.1),
+    lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9),
+    lambda ps: torch.optim.Adam(ps, lr=0.1),
+    lambda ps: torch.optim.AdamW(ps, lr=0.1),
+    lambda ps: torch.optim.RMSprop(ps, lr=0.1),
+    lambda ps: torch.optim.Adagrad(ps, lr=0.1),
+)
+for make in makers:
+    a = torch.tensor([1.0, -2.0], requires_grad=True)
+    b = torch.tensor([1.0, -2.0], requires_grad=True)
+    opt_a, opt_b = make([a]), make([b])
+    (g_a,) = torch.autograd.grad(((a - 3) ** 2).sum(), a)
+    opt_a.step()
+    assert torch.equal(a.detach(), torch.tensor([1.0, -2.0]))
+    a.grad = g_a
+    opt_a.step()
+    ((b - 3) ** 2).sum().backward()
+    opt_b.step()
+    assert not torch.equal(a.detach(), torch.tensor([1.0, -2.0]))
+    assert torch.equal(a.detach(), b.detach())
+# --8<-- [end:claim-trap]
+
 # --8<-- [start:second]
 y = x**3
 (dy_dx,) = torch.autograd.grad(y, x, create_graph=True)  # record it
