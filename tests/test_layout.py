@@ -40,7 +40,17 @@ CORE = (
     "inputs",
     "texts",
 )
-TOP = ("pipeline", "verify", "cli", "live", "preview", "scaffold", "pagework", "published")
+TOP = (
+    "pipeline",
+    "verify",
+    "cli",
+    "live",
+    "preview",
+    "scaffold",
+    "pagework",
+    "published",
+    "mainline",
+)
 MAY_IMPORT = {
     "core": {"core"},
     "recorded": {"core", "recorded"},
