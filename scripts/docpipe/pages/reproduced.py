@@ -35,8 +35,8 @@ def _settings(snippet: Snippet):
 
 # Asked for each claim mark and output block of a page, in each build of `mkdocs serve`: kept
 # until the snippet, a recorded file, an input, a verification or the settings change.
-@inputs.memo(
-    key=lambda snippet: str(snippet.source),
+@inputs.memo(  # keyed on the versions too: which ones are verified is part of the answer
+    key=lambda snippet: (str(snippet.source), tuple(verify.versions(snippet.project))),
     also=lambda snippet: [snippet.project.meta, snippet.project.root / "pyproject.toml"],
 )
 def statuses(snippet: Snippet) -> list[verify.Status]:
