@@ -80,7 +80,7 @@ REACH = """
 import socket
 import subprocess
 
-subprocess.Popen(["setsid", "sleep", "1771"])  # a daemon of its own session, left running
+subprocess.Popen(["setsid", "sleep", SECONDS])  # a daemon of its own session, left running
 for family, address in MACHINE:
     with socket.socket(family) as s:
         try:
@@ -113,7 +113,11 @@ def contained(tmp_path_factory):
         f"MACHINE_PID = {machine.pid}\nOUTSIDE = {str(box.outside)!r}\nSHM = {shm!r}\n" + DOORS,
     )
     targets = [(int(socket.AF_INET), server.getsockname()), (int(socket.AF_UNIX), str(home))]
-    box.write("snippets/reach.py", f"import socket\nMACHINE = {targets!r}\n" + REACH)
+    box.seconds = f"17{os.getpid()}"  # the daemon's: unique to this test process
+    box.write(
+        "snippets/reach.py",
+        f"import socket\nMACHINE = {targets!r}\nSECONDS = {box.seconds!r}\n" + REACH,
+    )
     box.write("docs/index.md", PAGE.format(name="doors") + PAGE.format(name="reach")[9:])
     try:
         box.doors = box.regen("snippets/doors.py")
@@ -171,8 +175,9 @@ def test_a_contained_run_reaching_the_machine_fails_naming_each_socket(contained
     assert "where no process of its run listens" in run.stderr, run.stderr
     assert "a UNIX socket no process of its run made" in run.stderr
     # the daemon it left is killed and named: no PID namespace ended it
-    assert "sleep 1771" in run.stderr
-    left = subprocess.run(["pgrep", "-f", "sleep 1771"], capture_output=True, text=True)
+    assert f"sleep {contained.seconds}" in run.stderr
+    daemon = f"sleep {contained.seconds}"
+    left = subprocess.run(["pgrep", "-f", daemon], capture_output=True, text=True)
     assert left.stdout == ""
 
 
