@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -84,6 +85,7 @@ def drive(runs: int) -> None:
         workdir = tempfile.mkdtemp(prefix=f"docpipe-{os.getpid()}-", dir=pool._in_memory())
         job = Job(root, SNIPPET, {}, 1, workdir)
         me = os.getpid()
+        spent = resource.getrusage(resource.RUSAGE_CHILDREN)
         timing.forked_at = started = time.perf_counter_ns()
         pid = os.fork()
         if pid == 0:
@@ -91,6 +93,10 @@ def drive(runs: int) -> None:
         code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
         ended = time.perf_counter_ns()
         total = (ended - started) / 1e6
+        # every process of the run has been collected by its parent, up to this one's child
+        now = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = 1000 * (now.ru_utime - spent.ru_utime + now.ru_stime - spent.ru_stime)
+        kernel = 1000 * (now.ru_stime - spent.ru_stime)
         left = processes.describe(processes.end_children())  # as the zygote sweeps
         result = decode_result(job.result.read_bytes(), snippet)
         marks = namespaces.Notes.decode(job.notes.read_bytes()).marks if sealed else {}
@@ -107,6 +113,7 @@ def drive(runs: int) -> None:
                 for (step, _), a, b in zip(STEPS[-5:], ends, ends[1:], strict=False):
                     result.steps[step] = (b - a) / 1e6
             line = {"sealed": sealed, "total": total, "run": run, "steps": result.steps}
+            line |= {"cpu": cpu, "kernel": kernel}
             line["joined"] = joined  # overlaps the run's set-up: no step of its own
             print(json.dumps(line), flush=True)
 
@@ -156,6 +163,10 @@ def summary(lines: list[dict]) -> dict:
         "joined": median(sealed, lambda x: x.get("joined", 0.0)),
         "sealed unnamed": max(0.0, median(sealed, unnamed)),  # 0: its end's marks tile it
         "plain unnamed": median(plain, unnamed),
+        "sealed cpu": median(sealed, lambda x: x["cpu"]),
+        "plain cpu": median(plain, lambda x: x["cpu"]),
+        "sealed kernel": median(sealed, lambda x: x["kernel"]),
+        "plain kernel": median(plain, lambda x: x["kernel"]),
     }
 
 
@@ -177,6 +188,13 @@ def table(found: dict) -> str:
         " a plain run's result written and its exit |",
         f"| **the whole run** | **{found['sealed total']:.2f} ms** | **{plain:.2f} ms** |"
         f" **{found['sealed total'] / plain:.3f}** | fork to the child collected |",
+        f"| CPU time | {found['sealed cpu']:.2f} ms | {found['plain cpu']:.2f} ms |"
+        f" {found['sealed cpu'] / (found['plain cpu'] or 1.0):.3f} (of the plain run's CPU time)"
+        " | user and system time of every process of the run, summed |",
+        f"| of it, in the kernel | {found['sealed kernel']:.2f} ms |"
+        f" {found['plain kernel']:.2f} ms |"
+        f" {found['sealed kernel'] / (found['plain kernel'] or 1.0):.3f} (of the plain run's)"
+        " | system time: forks, exits, mounts, namespaces |",
     ]
     return "\n".join(
         [
@@ -216,8 +234,12 @@ def found_line(found: dict) -> str:
     """What the seal adds in all, and where the control groups' join went."""
     added = found["sealed total"] - found["plain total"]
     ratio = found["sealed total"] / (found["plain total"] or 1.0)
+    cpu = found["sealed cpu"] - found["plain cpu"]
     return (
         f"The sealed run costs {added:.1f} ms more than the plain fork ({ratio:.2f} times it)."
+        f" Its processes' CPU time (user and system, summed over them) is {cpu:.1f} ms more"
+        " than the plain fork's: the rest of what it adds is time in which its processes wait"
+        " (for each other, for the kernel, or for a CPU the machine's other work holds)."
         " The namespace's init moves the run into its control groups while"
         f" the run sets itself up (median {found['joined']:.2f} ms, mostly the kernel's wait"
         " for its lock): what of it the run's set-up does not cover shows in **supervisor**,"
