@@ -68,8 +68,11 @@ PIDS_MAX = 2048  # processes and threads of one run: a fork bomb stops there
 class Group:
     """The control groups of one run: memory (and pids, where the kernel offers them)."""
 
-    def __init__(self, folder: Path, kind: str, others: list[Path] = ()) -> None:
+    def __init__(
+        self, folder: Path, kind: str, others: list[Path] = (), pids: bool = False
+    ) -> None:
         self.folder, self.kind, self.others = folder, kind, list(others)
+        self.pids = pids  # whether the kernel took the groups' process limit (PIDS_MAX)
 
     @classmethod
     def make(cls, mebibytes: int) -> Group:
@@ -90,10 +93,12 @@ class Group:
         if pids is not None and pids[0] != where:
             with contextlib.suppress(OSError):
                 others.append(_made(pids[0]))
+        limited = False
         for group in [folder, *others]:
             with contextlib.suppress(OSError):
                 (group / "pids.max").write_text(str(PIDS_MAX))
-        return cls(folder, kind, others)
+                limited = True
+        return cls(folder, kind, others, limited)
 
     def join(self, pid: int = 0) -> None:
         """Move process `pid` (0: the calling one), and so all it starts later, into the

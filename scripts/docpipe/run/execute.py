@@ -38,6 +38,7 @@ from pathlib import Path
 
 from docpipe import sections
 from docpipe.run import (
+    cgroups,
     figures,
     landlock,
     ledger,
@@ -175,6 +176,7 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
     faulthandler.register(STACK_SIGNAL, file=stream, all_threads=True, chain=False)
     _cap_files()
     _cap_memory(job.memory or DEFAULT_MEMORY)
+    _cap_processes()
     try:
         if unisolated:
             raise _Failure(f"the runner could not isolate its run: {unisolated}", snippet.name)
@@ -442,6 +444,23 @@ def _cap_memory(mebibytes: int) -> None:
     if resource is not None:
         limit = mebibytes << 20
         resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+
+
+def _cap_processes() -> None:
+    """A run that no pids control group limits (an ordinary user whom systemd delegates no
+    group, as on GitHub's runners: cgroups.Group.pids) still starts at most cgroups.PIDS_MAX
+    processes and threads: RLIMIT_NPROC, which the kernel counts per user namespace. So only
+    where the run has a user namespace of its own (an ordinary user's sealed run:
+    namespaces._unshare), whose count is the run's own processes (and its child's and init's);
+    elsewhere it would count every process of the user. Root's processes are never held to it."""
+    if resource is None or not namespaces._enclosed or namespaces.pids_group:
+        return
+    with contextlib.suppress(OSError):
+        if Path("/proc/self/uid_map").read_text().split() == ["0", "0", "4294967295"]:
+            return  # the machine's own user namespace: not the run's
+        soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+        limit = cgroups.PIDS_MAX if hard == resource.RLIM_INFINITY else min(hard, cgroups.PIDS_MAX)
+        resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
 
 
 def _cap_files() -> None:

@@ -179,6 +179,9 @@ supervisor_line: socket.socket | None = None  # in the run: its line to the supe
 # copies and what it watches, for the init (supervisor.hand_over).
 data_to_copy: list[str] = []
 data_watch: tuple[int, bytes] | None = None
+# In the run: whether its control groups limit its processes (cgroups.Group.pids); where they
+# do not, the run limits them itself (execute._cap_processes).
+pids_group = False
 
 
 def enclose(run: Callable[[], int], memory: int, notes: Path, watched: Iterable[str] = ()) -> int:
@@ -239,8 +242,9 @@ def enclose(run: Callable[[], int], memory: int, notes: Path, watched: Iterable[
                 os.close(status_write)
                 ours.close()
                 processes.die_with_parent()
-                global _enclosed, supervisor_line, data_to_copy
+                global _enclosed, supervisor_line, data_to_copy, pids_group
                 _enclosed, supervisor_line = True, theirs
+                pids_group = bool(group and group.pids)
                 # no fanotify group (an ordinary user): the run reads private copies, watched
                 data_to_copy = [] if contained or watch else watched
                 os._exit(run())
