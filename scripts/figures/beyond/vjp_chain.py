@@ -13,7 +13,7 @@ from docpipe.run.figures import ink, number
 
 BOX_W, BOX_H = 1.5, 0.9  # inches
 TEXT = 11  # font size in points; a node's name, in monospace, is a point smaller
-ROW = 1.0  # the height of the boxes' centres, in inches
+ROW = 0.82  # the height of the boxes' centres, in inches
 
 
 def _vector(t):
@@ -49,7 +49,7 @@ def chain(ns):
     assert y.grad_fn.next_functions[0][0] is b.grad_fn
 
     gap = 0.7
-    width, height = 0.2 + 4 * BOX_W + 3 * gap, 2.45
+    width, height = 0.2 + 4 * BOX_W + 3 * gap, 2.27
     fig = plt.figure(figsize=(width, height))
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(0, width)
