@@ -19,28 +19,21 @@ from pathlib import Path
 import pytest
 
 from conftest import make_sandbox
-from test_seal import PAGE, _filtered
+from test_seal import PAGE, TRIED, _filtered
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("contained")]
 
-DOORS = """
+DOORS = (
+    """
 import ctypes
 import errno
 import os
 import signal
 import socket
 import stat
-
-
-def tried(what, action):
-    try:
-        action()
-    except OSError as e:
-        print(what, "refused:", errno.errorcode[e.errno])
-    else:
-        print(what, "done")
-
-
+"""
+    + TRIED
+    + """
 tried("a block device in scratch", lambda: os.mknod("disk", stat.S_IFBLK | 0o600, 7 << 8))
 tried("a file in /dev/shm", lambda: (open(SHM, "w").close(), os.unlink(SHM)))
 libc = ctypes.CDLL(None, use_errno=True)  # through libc: only the kernel can refuse
@@ -75,6 +68,7 @@ tried("a vsock socket", lambda: socket.socket(socket.AF_VSOCK, socket.SOCK_STREA
 with open("/proc/self/status") as f:
     print("capabilities:", next(line.split()[1] for line in f if line.startswith("CapEff")))
 """
+)
 
 REACH = """
 import socket

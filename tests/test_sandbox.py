@@ -284,6 +284,52 @@ def test_a_process_read_in_the_middle_of_its_exec_is_named_by_its_whole_command_
             child.wait()
 
 
+def test_kill_tree_ends_a_process_and_every_process_below_it():
+    seconds = f"1779{os.getpid()}"  # unique to this test process
+    nested = f"sh -c 'sleep {seconds} & wait'"  # a grandchild, below a child
+    top = subprocess.Popen(["sh", "-c", f"{nested} & sleep {seconds} & wait"])
+    deadline = time.monotonic() + 10
+    while len(running(f"sleep {seconds}")) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(running(f"sleep {seconds}")) == 2
+    processes.kill_tree(top.pid)
+    assert top.wait(timeout=10) == -9
+    time.sleep(0.2)
+    assert running(f"sleep {seconds}") == []
+
+
+def test_end_children_names_and_ends_what_a_reaper_adopted():
+    """A reaper (as a run's process is) kills its children and what they orphaned, naming
+    each one that ran; a child it keeps runs on."""
+    seconds = f"1778{os.getpid()}"
+    script = f"""
+import subprocess, sys, time
+from docpipe.run import processes
+
+processes.reap_orphans()
+kept = subprocess.Popen(["sleep", "{seconds}1"])
+subprocess.run(["sh", "-c", "sleep {seconds} &"])  # its sleep is orphaned, adopted here
+subprocess.Popen(["sleep", "{seconds}"])
+time.sleep(0.3)
+print(processes.describe(processes.end_children(keep={{kept.pid}})))
+print("kept:", kept.poll())
+kept.kill()
+"""
+    scripts = str(Path(docpipe.__file__).resolve().parents[1])
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, "PYTHONPATH": scripts},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    named, kept = done.stdout.splitlines()
+    assert named.count(f"(sleep {seconds})") == 2, named
+    assert kept == "kept: None"
+    assert running(f"sleep {seconds}") == []
+
+
 @pytest.mark.waits("a snippet's timeout")
 def test_in_fresh_interpreters_what_a_timed_out_snippet_started_is_killed_and_named(recorded):
     recorded.write(

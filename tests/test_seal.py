@@ -28,16 +28,9 @@ from conftest import make_sandbox, reader_machine
 # one worker records the sandbox once for every test of the module
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("seal")]
 
-DOORS = """
-import ctypes
-import errno
-import fcntl
-import os
-import pty
-import signal
-import socket
-import stat
-
+# How the snippets of these tests try a door (after their imports, errno among them): each try
+# prints what the kernel answered, "<what> done" or "<what> refused: <its errno name>".
+TRIED = """
 
 def tried(what, action):
     try:
@@ -47,7 +40,21 @@ def tried(what, action):
     else:
         print(what, "done")
 
+"""
 
+DOORS = (
+    """
+import ctypes
+import errno
+import fcntl
+import os
+import pty
+import signal
+import socket
+import stat
+"""
+    + TRIED
+    + """
 block = stat.S_IFBLK | 0o600
 tried("a block device in scratch", lambda: os.mknod("disk", block, os.makedev(7, 0)))
 char = stat.S_IFCHR | 0o600
@@ -152,6 +159,7 @@ print("job folders seen in /dev/shm:", seen)
 print("in its /run:", sorted(os.listdir("/run")))
 print("processes in its /proc:", sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))
 """
+)
 
 PROCESSES = """
 import multiprocessing as mp
@@ -385,23 +393,16 @@ def test_multiprocessing_and_dataloader_workers_run_as_on_a_readers_machine(seal
     assert "DataLoader workers:" in shown
 
 
-REACH = """
+REACH = (
+    """
 import ctypes
 import errno
 import os
 import socket
 import threading
-
-
-def tried(what, action):
-    try:
-        action()
-    except OSError as e:
-        print(what, "refused:", errno.errorcode[e.errno])
-    else:
-        print(what, "done")
-
-
+"""
+    + TRIED
+    + """
 def connect(path):
     with socket.socket(socket.AF_UNIX) as s:
         s.connect(path)
@@ -441,6 +442,7 @@ for _ in range(300):
 done.set()
 print("flipped:", answers.count(0), "connected,", answers.count(-1), "refused")
 """
+)
 
 
 def test_a_socket_of_the_machine_is_refused_and_fails_the_run_naming_it(tmp_path):

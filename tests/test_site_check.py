@@ -52,6 +52,16 @@ def test_the_real_build_passes(site, capsys):
     assert "0 findings" in capsys.readouterr().out
 
 
+def test_inline_scripts_are_read_from_the_templates_notebook_pages_render_with():
+    """A notebook page is rendered with mkdocs-jupyter's notebook template and what it reaches
+    (nbconvert's lab and base templates, the script file it puts inline), not with every
+    template of nbconvert: reveal's or classic's inline scripts are no script of this site."""
+    names = {f"{p.parent.name}/{p.name}" for p in published._notebook_templates()}
+    assert {"mkdocs_html/notebook.html.j2", "lab/index.html.j2", "base/mathjax.html.j2"} <= names
+    assert "assets/clipboard.umd.js" in names
+    assert not [n for n in names if n.startswith(("reveal/", "classic/", "latex/"))], names
+
+
 def test_a_raw_marker_is_named(site, tmp_path):
     page = "backprop-by-hand/index.html"
     copy = planted(

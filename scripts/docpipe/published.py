@@ -176,10 +176,8 @@ class _CurrentPage:
         self.file = type("File", (), {})()
         self.file.abs_src_path = str(source)
         self.file.src_uri = source.relative_to(project.docs).as_posix()
-        self.config = {"plugins": {"mkdocs-jupyter": None}}
-        self.config = type("Config", (dict,), {"config_file_path": str(project.config_file)})(
-            self.config
-        )
+        config = type("Config", (dict,), {"config_file_path": str(project.config_file)})
+        self.config = config({"plugins": {"mkdocs-jupyter": None}})
 
     def run(self, root):  # a tree processor that changes nothing
         return None
@@ -352,20 +350,72 @@ def _theme_folder() -> Path | None:
     return Path(spec.origin).parent / "templates"
 
 
-def _template_folders() -> list[Path]:
-    """Where the templates of what renders the pages live: the theme's (mkdocs-material), and
-    for notebook pages mkdocs-jupyter's and nbconvert's."""
-    found = [f for f in [_theme_folder()] if f]
+def _every_notebook_template() -> list[Path]:
+    """Every template of mkdocs-jupyter and nbconvert, whether the build renders with it or not."""
+    folders = []
     spec = importlib.util.find_spec("mkdocs_jupyter")
     if spec and spec.origin:
-        found.append(Path(spec.origin).parent / "templates")
+        folders.append(Path(spec.origin).parent / "templates")
     try:
         from jupyter_core.paths import jupyter_path
 
-        found += [Path(p) for p in jupyter_path("nbconvert", "templates")]
+        folders += [Path(p) for p in jupyter_path("nbconvert", "templates")]
     except ImportError:
         pass
-    return [f for f in found if f.is_dir()]
+    return [t for f in folders if f.is_dir() for t in sorted(f.rglob("*")) if t.is_file()]
+
+
+_NOTEBOOK_TEMPLATE = "mkdocs_html/notebook.html.j2"  # the one mkdocs_jupyter.nbconvert2 renders
+
+
+def _notebook_templates() -> list[Path]:
+    """The templates a notebook page is rendered with: mkdocs-jupyter's notebook template, every
+    template it extends, includes or imports, and every script file they put inline
+    (`resources.include_js`), each name found as nbconvert finds it (the exporter mkdocs-jupyter
+    makes, with the user's nbconvert configuration). Where a name is not written out (a Jinja
+    expression) or the exporter cannot be made, every template of both packages."""
+    try:
+        import jinja2.meta
+        from mkdocs_jupyter.config import settings
+        from mkdocs_jupyter.nbconvert2 import get_nbconvert_app
+        from nbconvert.exporters.html import HTMLExporter
+
+        exporter = HTMLExporter(
+            config=get_nbconvert_app().config,
+            template_file=_NOTEBOOK_TEMPLATE,
+            extra_template_paths=[settings.templates_dir],
+        )
+        env = exporter.environment
+        found: dict[str, Path] = {}
+        todo = [_NOTEBOOK_TEMPLATE]
+        while todo:
+            name = todo.pop()
+            if name in found:
+                continue
+            text, filename, _ = env.loader.get_source(env, name)
+            found[name] = Path(filename)
+            if not name.endswith((".html", ".j2")):
+                continue
+            named = list(jinja2.meta.find_referenced_templates(env.parse(text)))
+            calls = re.findall(r"include_js\((.*?)\)", text, re.S)
+            inline = [
+                m[2] for m in (re.fullmatch(r"\s*([\"'])([^\"']+)\1\s*", c) for c in calls) if m
+            ]
+            if None in named or len(inline) < len(calls):
+                return _every_notebook_template()
+            todo += [*named, *inline]
+        return sorted(set(found.values()))
+    except Exception:  # noqa: BLE001  (what cannot be narrowed soundly is all of them)
+        return _every_notebook_template()
+
+
+def _templates() -> list[Path]:
+    """The templates of what renders the pages: the theme's (mkdocs-material), all of them,
+    since which partials a page includes is decided by names its templates compute; and the
+    templates and inline scripts of notebook pages (_notebook_templates)."""
+    theme = _theme_folder()
+    found = sorted(p for p in theme.rglob("*") if p.is_file()) if theme and theme.is_dir() else []
+    return found + _notebook_templates()
 
 
 @functools.cache
@@ -374,28 +424,25 @@ def _theme_scripts() -> tuple[tuple[re.Pattern, ...], frozenset[str]]:
     values match anything without a tag, and its spaces any spaces; and each script file they
     put inline (by its text, its spaces made one)."""
     found, literals = [], set()
-    for folder in _template_folders():
-        for template in sorted(folder.rglob("*")):
-            if template.name == "redirect.html" or not template.is_file():
+    for template in _templates():
+        if template.name == "redirect.html":
+            continue
+        if template.suffix == ".js":
+            literals.add(" ".join(template.read_text(encoding="utf-8", errors="replace").split()))
+            continue
+        if not template.name.endswith((".html", ".j2")):
+            continue
+        text = template.read_text(encoding="utf-8", errors="replace")
+        for m in re.finditer(r"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", text, re.S):
+            body = re.sub(r"\{#.*?#\}|\{%.*?%\}", "", m[1], flags=re.S).strip()
+            if not body or body.startswith("{{-"):
                 continue
-            if template.suffix == ".js":
-                literals.add(
-                    " ".join(template.read_text(encoding="utf-8", errors="replace").split())
-                )
-                continue
-            if not template.name.endswith((".html", ".j2")):
-                continue
-            text = template.read_text(encoding="utf-8", errors="replace")
-            for m in re.finditer(r"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", text, re.S):
-                body = re.sub(r"\{#.*?#\}|\{%.*?%\}", "", m[1], flags=re.S).strip()
-                if not body or body.startswith("{{-"):
-                    continue
-                parts = [
-                    r"\s+".join(re.escape(word) for word in part.split())
-                    for part in re.split(r"\{\{.*?\}\}", body, flags=re.S)
-                ]
-                if any(parts):  # a script that is all values: what it puts inline is above
-                    found.append(re.compile(r"[^<]*?".join(parts), re.S))
+            parts = [
+                r"\s+".join(re.escape(word) for word in part.split())
+                for part in re.split(r"\{\{.*?\}\}", body, flags=re.S)
+            ]
+            if any(parts):  # a script that is all values: what it puts inline is above
+                found.append(re.compile(r"[^<]*?".join(parts), re.S))
     return tuple(found), frozenset(literals)
 
 

@@ -63,6 +63,49 @@ def ink(name: str = "ink") -> str:
 _current: dict = PALETTES["light"]
 
 
+def node_box(
+    ax, xy, lines=(), *, width, height, edge=None, faded=False, dashed=False, lw=1.2, pad=0.02,
+    fit=None, **text,
+):  # fmt: skip
+    """One node of a diagram: a rounded box `width` by `height` (data units) centred at xy, and
+    lines of text centred in it. Returns the box's width.
+
+    lines: one string, drawn at the centre, or a (dy, text, properties) for each line: its
+    offset from the centre and its own Text properties (colour, fontsize, ...) over `text`, the
+    properties all its lines share. Text is in ink() and the edge in `edge` (ink() if not
+    given); faded draws both in the muted colour, for what is gone or cut off. dashed: a dashed
+    edge; lw: the edge's width; pad: the rounded box's padding. fit (where one data unit is one
+    inch): the box widens to its widest line and `fit` inches either side of it.
+    """
+    from matplotlib.patches import FancyBboxPatch
+
+    x, y = xy
+    colour = ink("muted") if faded else ink()
+    if isinstance(lines, str):
+        lines = [(0, lines, {})]
+    renderer = ax.figure.canvas.get_renderer() if fit is not None else None
+    widest = 0.0
+    for dy, words, own in lines:
+        t = ax.text(x, y + dy, words, ha="center", va="center", **{"color": colour, **text, **own})
+        if renderer is not None:
+            widest = max(widest, t.get_window_extent(renderer).width)
+    if fit is not None:
+        width = max(width, widest / ax.figure.dpi + 2 * fit)
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - width / 2, y - height / 2),
+            width,
+            height,
+            boxstyle=f"round,pad={pad},rounding_size=0.08",
+            facecolor="none",
+            edgecolor=colour if edge is None or faded else edge,
+            linewidth=lw,
+            linestyle="--" if dashed else "-",
+        )
+    )
+    return width
+
+
 def number(value) -> str:
     """A number (or one-element tensor) as figures print it: shortest form, a true minus sign,
     and never −0 (+ 0.0 turns a negative zero into 0)."""

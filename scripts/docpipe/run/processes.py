@@ -13,6 +13,7 @@ import os
 import shlex
 import signal
 import time
+from collections.abc import Callable
 from typing import NamedTuple
 
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
@@ -65,20 +66,36 @@ def descendants(pid: int | str) -> list[int]:
     return [child for child, _ in tree(pid)]
 
 
+def _until_none_left(
+    find: Callable[[], list[int]], end: Callable[[list[int]], None], most: int
+) -> None:
+    """The walk that ends a tree of processes, kill_tree's and end_children's: end(found) the
+    processes find() finds, and find again, until it finds none (at most `most` times), since
+    what one of them did meanwhile (a fork, a child it orphaned) is found only the next time."""
+    for _ in range(most):
+        found = find()
+        if not found:
+            return
+        end(found)
+
+
 def kill_tree(pid: int) -> None:
     """Kill every process below `pid` and `pid` itself, leaving none to be adopted elsewhere:
     each is stopped first (SIGSTOP), again until no new one appears, since a stopped process
     forks no more and is not orphaned; then all are killed. For a contained run
     (docpipe.run.namespaces), which has no PID namespace whose end would end them all."""
     stopped: list[int] = []
-    for _ in range(100):
-        new = [p for p in [pid, *descendants(pid)] if p not in stopped]
-        if not new:
-            break
-        for p in new:
+
+    def new() -> list[int]:
+        return [p for p in [pid, *descendants(pid)] if p not in stopped]
+
+    def stop(found: list[int]) -> None:
+        for p in found:
             with contextlib.suppress(OSError):
                 os.kill(p, signal.SIGSTOP)
-        stopped += new
+        stopped.extend(found)
+
+    _until_none_left(new, stop, 100)
     for p in reversed(stopped):
         with contextlib.suppress(OSError):
             os.kill(p, signal.SIGKILL)
@@ -144,7 +161,8 @@ def end_children(
     the (pid, command) of each one that was still running. One that had already ended is
     collected without a word."""
     ended: list[tuple[int, list[str]]] = []
-    for _ in range(1000):
+
+    def kill_children() -> list[int]:  # each one named, then killed, as it is found
         found = []
         for pid in children():
             if pid in keep:
@@ -157,11 +175,14 @@ def end_children(
                 ended.append((pid, command_line(pid, seen.name)))
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
-        if not found:
-            break
+        return found
+
+    def collect(found: list[int]) -> None:
         for pid in found:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
+
+    _until_none_left(kill_children, collect, 1000)
     return ended
 
 

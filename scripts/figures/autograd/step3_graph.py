@@ -7,12 +7,13 @@ each node record the gradients that pass through it during the snippet's own
 The figures then walk `loss.grad_fn` and its `next_functions`, as the snippet does.
 """
 
+import functools
+
 import matplotlib.pyplot as plt
 import torch
-from matplotlib.patches import FancyBboxPatch
 from torch.overrides import TorchFunctionMode
 
-from docpipe.run.figures import ink, number
+from docpipe.run.figures import ink, node_box, number
 
 FORWARD = {}  # node -> the value of the tensor it made
 SAVED = {}  # node -> {attribute: tensor} saved for backward, read at creation
@@ -104,31 +105,8 @@ def _name_in(ns, tensor):
     return None
 
 
-def _box(ax, xy, text, width=1.18, height=0.36, dashed=False, faded=False):
-    x, y = xy
-    edge = ink("muted") if faded else ink()
-    ax.add_patch(
-        FancyBboxPatch(
-            (x - width / 2, y - height / 2),
-            width,
-            height,
-            boxstyle="round,pad=0.02,rounding_size=0.08",
-            fc="none",
-            ec=edge,
-            lw=1.2,
-            ls="--" if dashed else "-",
-        )
-    )
-    ax.text(
-        x,
-        y,
-        text,
-        ha="center",
-        va="center",
-        fontsize=10.5,
-        color=ink("muted") if faded else ink(),
-        family="monospace",
-    )
+# a node of the graph: one line of text, monospace, in a box 1.18 by 0.36 unless a call says
+_box = functools.partial(node_box, width=1.18, height=0.36, fontsize=10.5, family="monospace")
 
 
 def _arrow(ax, start, end, color, shrink=0.62, lw=1.4, offset=0.0):

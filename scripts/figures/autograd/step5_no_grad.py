@@ -6,28 +6,14 @@ node and what the node saved), `out_no_grad` (made inside `torch.no_grad()`: no 
 way to `weight` stays). Every name, shape and link is read from the tensors the run made.
 """
 
+import functools
+
 import matplotlib.pyplot as plt
-from matplotlib.patches import FancyBboxPatch
 
-from docpipe.run.figures import ink
+from docpipe.run.figures import ink, node_box
 
-
-def _box(ax, xy, text, width=2.3, height=0.62, faded=False, dashed=False):
-    x, y = xy
-    color = ink("muted") if faded else ink()
-    ax.add_patch(
-        FancyBboxPatch(
-            (x - width / 2, y - height / 2),
-            width,
-            height,
-            boxstyle="round,pad=0.02,rounding_size=0.08",
-            fc="none",
-            ec=color,
-            lw=1.2,
-            ls="--" if dashed else "-",
-        )
-    )
-    ax.text(x, y, text, ha="center", va="center", fontsize=9.5, color=color, family="monospace")
+# a node of the graph: one line of text, monospace, in a box 2.3 by 0.62 unless a call says
+_box = functools.partial(node_box, width=2.3, height=0.62, fontsize=9.5, family="monospace")
 
 
 def _arrow(ax, start, end, color, dashed=False):

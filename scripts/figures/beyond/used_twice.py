@@ -13,10 +13,9 @@ import math
 
 import matplotlib.pyplot as plt
 import torch
-from matplotlib.patches import FancyBboxPatch
 from torch.overrides import TorchFunctionMode
 
-from docpipe.run.figures import ink, number
+from docpipe.run.figures import ink, node_box, number
 
 FORWARD = {}  # node -> the value of the tensor it made
 SENT = {}  # node -> the gradient it sent to each input, in next_functions order
@@ -99,23 +98,14 @@ def _sum_text(node):
 
 
 def _box(ax, xy, title, node):
-    x, y = xy
-    ax.add_patch(
-        FancyBboxPatch(
-            (x - BOX_W / 2, y - BOX_H / 2), BOX_W, BOX_H,
-            boxstyle="round,pad=0,rounding_size=0.08",
-            facecolor="none", edgecolor=ink("muted"), linewidth=1.2,
-        )
-    )  # fmt: skip
     rows = [
         (0.32, title, ink(), "sans-serif"),
         (0.11, type(node).__name__, ink(), "monospace"),
         (-0.12, f"value {number(_value(node))}", "C0", "sans-serif"),
         (-0.33, _sum_text(node), "C1", "sans-serif"),
     ]
-    for dy, text, colour, family in rows:
-        ax.text(x, y + dy, text, ha="center", va="center", fontsize=TEXT, color=colour,
-                family=family)  # fmt: skip
+    lines = [(dy, text, {"color": colour, "family": family}) for dy, text, colour, family in rows]
+    node_box(ax, xy, lines, width=BOX_W, height=BOX_H, edge=ink("muted"), pad=0, fontsize=TEXT)
 
 
 def _edge(ax, start, end, sent, bend=0.0, side=-1):

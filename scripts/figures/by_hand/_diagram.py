@@ -11,9 +11,8 @@ start divided by the gradient at its end, where that ratio is defined.
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-from matplotlib.patches import FancyBboxPatch
 
-from docpipe.run.figures import ink, number
+from docpipe.run.figures import ink, node_box, number
 
 BOX_W, BOX_H = 1.3, 1.04  # inches; a box grows to fit a long op name
 PAD = 0.1  # inches of room left and right of a box's widest line
@@ -35,32 +34,14 @@ def node(label, tensor, where, op=None):
 
 def _box(ax, n):
     """Draw one node's lines; return the box width that fits them."""
-    x, y = n["xy"]
     lines = [
         (0.34, n["label"], LABEL, ink()),
         (0.12, n["op"], OP, ink()),
         (-0.13, f"value {number(n['value'])}", NUMBER, "C0"),
         (-0.35, f"grad {number(n['grad'])}", NUMBER, "C1"),
     ]
-    renderer = ax.figure.canvas.get_renderer()
-    widest = 0.0
-    for dy, text, size, colour in lines:
-        t = ax.text(x, y + dy, text, ha="center", va="center")
-        t.set(fontsize=size, color=colour)
-        widest = max(widest, t.get_window_extent(renderer).width)
-    width = max(BOX_W, widest / ax.figure.dpi + 2 * PAD)
-    ax.add_patch(
-        FancyBboxPatch(
-            (x - width / 2, y - BOX_H / 2),
-            width,
-            BOX_H,
-            boxstyle="round,pad=0,rounding_size=0.08",
-            facecolor="none",
-            edgecolor=ink("muted"),
-            linewidth=1.2,
-        )
-    )
-    return width
+    rows = [(dy, text, {"fontsize": size, "color": colour}) for dy, text, size, colour in lines]
+    return node_box(ax, n["xy"], rows, width=BOX_W, height=BOX_H, edge=ink("muted"), pad=0, fit=PAD)
 
 
 def draw(nodes, edges, size=(7, 2.6), note=None):

@@ -6,37 +6,21 @@ so x.grad is the one factor's share, as the run left it.
 """
 
 import matplotlib.pyplot as plt
-from matplotlib.patches import FancyBboxPatch
 
-from docpipe.run.figures import ink, number
+from docpipe.run.figures import ink, node_box, number
 
 BOX_W, BOX_H = 1.7, 1.0  # inches
 
 
-def _box(ax, xy, lines, edge):
-    x, y = xy
-    ax.add_patch(
-        FancyBboxPatch(
-            (x - BOX_W / 2, y - BOX_H / 2),
-            BOX_W,
-            BOX_H,
-            boxstyle="round,pad=0,rounding_size=0.08",
-            facecolor="none",
-            edgecolor=edge,
-            linewidth=1.2,
-        )
-    )
-    for dy, (text, colour, bold) in zip((0.3, 0.08, -0.14, -0.35), lines, strict=False):
-        ax.text(
-            x,
-            y + dy,
-            text,
-            ha="center",
-            va="center",
-            color=colour,
-            fontsize=10.5,
-            fontweight="bold" if bold else "normal",
-        )
+def _box(ax, xy, title, kind, *more):
+    """A box: its title in bold, what it is, then up to two more (text, colour) lines."""
+    lines = [(title, ink(), "bold"), (kind, ink(), "normal")]
+    lines += [(text, colour, "normal") for text, colour in more]
+    rows = [
+        (dy, text, {"color": colour, "fontweight": weight})
+        for dy, (text, colour, weight) in zip((0.3, 0.08, -0.14, -0.35), lines, strict=False)
+    ]
+    node_box(ax, xy, rows, width=BOX_W, height=BOX_H, edge=ink("muted"), pad=0, fontsize=10.5)
 
 
 def _arrow(ax, start, end, colour, style="-|>", ls="-"):
@@ -57,34 +41,10 @@ def cut(ns):
     ax.set_ylim(0, size[1])
     ax.axis("off")
     left, middle, right = (1.0, 1.85), (3.6, 0.75), (6.1, 1.85)
-    _box(
-        ax,
-        left,
-        [
-            ("x", ink(), True),
-            ("leaf", ink(), False),
-            (f"value {number(x.item())}", "C0", False),
-            (f"grad {number(x.grad.item())}", "C1", False),
-        ],
-        ink("muted"),
-    )
-    _box(
-        ax,
-        middle,
-        [
-            ("x.detach()", ink(), True),
-            ("no grad_fn", ink(), False),
-            (f"value {number(x.item())}", "C0", False),
-            ("a constant", ink("muted"), False),
-        ],
-        ink("muted"),
-    )
-    _box(
-        ax,
-        right,
-        [("x * x.detach()", ink(), True), ("MulBackward0", ink(), False)],
-        ink("muted"),
-    )
+    value = (f"value {number(x.item())}", "C0")
+    _box(ax, left, "x", "leaf", value, (f"grad {number(x.grad.item())}", "C1"))
+    _box(ax, middle, "x.detach()", "no grad_fn", value, ("a constant", ink("muted")))
+    _box(ax, right, "x * x.detach()", "MulBackward0")
     half = BOX_W / 2
     # the straight path: forward above, backward below, with the local slope
     _arrow(ax, (left[0] + half, left[1] + 0.12), (right[0] - half, right[1] + 0.12), "C0")
@@ -110,24 +70,12 @@ def cut(ns):
         color="C3",
         fontsize=10.5,
     )
-    ax.text(
-        0.1,
-        size[1] - 0.15,
-        "forward: values \u2192",
-        ha="left",
-        va="center",
-        fontsize=10,
-        color="C0",
-    )
-    ax.text(
-        size[0] - 0.1,
-        size[1] - 0.15,
-        "\u2190 backward: gradients",
-        ha="right",
-        va="center",
-        fontsize=10,
-        color="C1",
-    )
+    # which way each colour runs, in the top corners
+    for at, words, side, colour in (
+        (0.1, "forward: values \u2192", "left", "C0"),
+        (size[0] - 0.1, "\u2190 backward: gradients", "right", "C1"),
+    ):
+        ax.text(at, size[1] - 0.15, words, ha=side, va="center", fontsize=10, color=colour)
     return fig
 
 

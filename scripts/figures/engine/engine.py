@@ -8,9 +8,8 @@ run's backward() walked it (`net_order`), with the value and the gradient the ru
 """
 
 import matplotlib.pyplot as plt
-from matplotlib.patches import FancyBboxPatch
 
-from docpipe.run.figures import ink, number
+from docpipe.run.figures import ink, node_box, number
 
 BOX_W, BOX_H = 1.25, 0.9  # data units: one column is 1.7 wide, one row 1.15 high
 
@@ -32,152 +31,93 @@ def _same_values(a, b, pairs):
     return pairs
 
 
+def _box(ax, xy, lines, v):
+    """A value's box: its edge C0 where an operation made it, muted for a leaf."""
+    edge = "C0" if v.parents else ink("muted")
+    node_box(ax, xy, lines, width=BOX_W, height=BOX_H, edge=edge, lw=1.6)
+
+
+def _arrow(ax, start, end, over=False):
+    """A forward arrow from a parent's box to the box of the value made from it; `over`: in C2,
+    bending over the row (a short branch passing a long one)."""
+    lift = 0.3 if over else 0
+    ax.annotate(
+        "",
+        xy=(end[0] - BOX_W / 2, end[1] + lift),
+        xytext=(start[0] + BOX_W / 2, start[1] + lift),
+        arrowprops={
+            "arrowstyle": "->",
+            "color": "C2" if over else ink("muted"),
+            "lw": 1.2,
+            "connectionstyle": "arc3,rad=-0.25" if over else "arc3",
+        },
+    )
+
+
+def _graph(walked, rows_in, height, top, lines, over=lambda start, end: False):
+    """The values of `walked` (an order the run walked them in), each in the column of its
+    distance from the output, rows from the top in the order `rows_in`; a forward arrow from
+    each parent (`over(start, end)`: bending over the row); and each value's box, holding
+    `lines(step, v)` for its place `step` in `walked`."""
+    depth = _columns(walked)
+    deepest = max(depth.values())
+    rows, where = {}, {}
+    for v in rows_in:
+        col = depth[v]
+        row = rows.get(col, 0)
+        rows[col] = row + 1
+        where[id(v)] = ((deepest - col) * 1.7, -row * 1.15)
+    fig, ax = plt.subplots(figsize=(8.4, height), layout="constrained")
+    for v in walked:
+        end = where[id(v)]
+        for parent in v.parents:
+            start = where[id(parent)]
+            _arrow(ax, start, end, over(start, end))
+    for step, v in enumerate(walked, start=1):
+        _box(ax, where[id(v)], lines(step, v), v)
+    ax.set_xlim(-BOX_W / 2 - 0.1, deepest * 1.7 + BOX_W / 2 + 0.1)
+    lowest = max(rows.values()) - 1
+    ax.set_ylim(-lowest * 1.15 - BOX_H / 2 - 0.1, BOX_H / 2 + top)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return fig
+
+
 def diamond(ns):
     walked, bfs = ns["right_order"], ns["bfs_order"]
     # the run walked two graphs built alike: the first breadth-first, the second in order
     twin = _same_values(bfs[0], walked[0], {})
     bfs_place = {id(twin[id(v)]): i for i, v in enumerate(bfs, start=1)}
     names = {id(ns["x"]): "x", id(ns["h"]): "h = x + 1"}
-    depth = _columns(walked)
-    deepest = max(depth.values())
-    rows, where = {}, {}
-    for v in sorted(walked, key=lambda v: (not v.parents, v is not ns["x"])):  # ops on top
-        col = depth[v]
-        row = rows.get(col, 0)
-        rows[col] = row + 1
-        where[id(v)] = ((deepest - col) * 1.7, -row * 1.15)
-    fig, ax = plt.subplots(figsize=(8.4, 2.7), layout="constrained")
-    for v in walked:
-        x0, y0 = where[id(v)]
-        for parent in v.parents:  # forward arrow: from the parent to the value made from it
-            x1, y1 = where[id(parent)]
-            skip = round((x0 - x1) / 1.7) > 1  # the short branch bends over the long one
-            ax.annotate(
-                "",
-                xy=(x0 - BOX_W / 2, y0 + (0.3 if skip else 0)),
-                xytext=(x1 + BOX_W / 2, y1 + (0.3 if skip else 0)),
-                arrowprops={
-                    "arrowstyle": "->",
-                    "color": "C2" if skip else ink("muted"),
-                    "lw": 1.2,
-                    "connectionstyle": "arc3,rad=-0.25" if skip else "arc3",
-                },
-            )
-    for step, v in enumerate(walked, start=1):
-        x0, y0 = where[id(v)]
-        ax.add_patch(
-            FancyBboxPatch(
-                (x0 - BOX_W / 2, y0 - BOX_H / 2),
-                BOX_W,
-                BOX_H,
-                boxstyle="round,pad=0.02,rounding_size=0.08",
-                facecolor="none",
-                edgecolor="C0" if v.parents else ink("muted"),
-                lw=1.6,
-            )
-        )
+
+    def lines(step, v):
         label = names.get(id(v)) or v.op or number(v.data)
-        ax.text(
-            x0,
-            y0 + 0.24,
-            label,
-            ha="center",
-            va="center",
-            color=ink(),
-            fontsize=11,
-            fontweight="bold",
-        )
-        ax.text(
-            x0, y0 - 0.02, f"backward {step}", ha="center", va="center", color="C0", fontsize=9.5
-        )
-        ax.text(
-            x0,
-            y0 - 0.26,
-            f"breadth-first {bfs_place[id(v)]}",
-            ha="center",
-            va="center",
-            color="C3",
-            fontsize=9.5,
-        )
-    ax.set_xlim(-BOX_W / 2 - 0.1, deepest * 1.7 + BOX_W / 2 + 0.1)
-    lowest = max(rows.values()) - 1
-    ax.set_ylim(-lowest * 1.15 - BOX_H / 2 - 0.1, BOX_H / 2 + 0.75)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    return fig
+        return [
+            (0.24, label, {"fontsize": 11, "fontweight": "bold"}),
+            (-0.02, f"backward {step}", {"color": "C0", "fontsize": 9.5}),
+            (-0.26, f"breadth-first {bfs_place[id(v)]}", {"color": "C3", "fontsize": 9.5}),
+        ]
+
+    def over(start, end):  # the short branch bends over the long one
+        return round((end[0] - start[0]) / 1.7) > 1
+
+    ops_on_top = sorted(walked, key=lambda v: (not v.parents, v is not ns["x"]))
+    return _graph(walked, ops_on_top, 2.7, 0.75, lines, over)
 
 
 def order(ns):
     walked = ns["net_order"]
     names = {id(ns["nw"]): "w", id(ns["nx"]): "x", id(ns["nb"]): "b", id(ns["ny"]): "y"}
-    depth = _columns(walked)
-    deepest = max(depth.values())
-    rows = {}
-    where = {}
-    for v in walked:
-        col = depth[v]
-        row = rows.get(col, 0)
-        rows[col] = row + 1
-        where[id(v)] = ((deepest - col) * 1.7, -row * 1.15)
-    fig, ax = plt.subplots(figsize=(8.4, 2.6), layout="constrained")
-    for v in walked:
-        x0, y0 = where[id(v)]
-        for parent in v.parents:  # forward arrow: from the parent to the value made from it
-            x1, y1 = where[id(parent)]
-            ax.annotate(
-                "",
-                xy=(x0 - BOX_W / 2, y0),
-                xytext=(x1 + BOX_W / 2, y1),
-                arrowprops={"arrowstyle": "->", "color": ink("muted"), "lw": 1.2},
-            )
-    for step, v in enumerate(walked, start=1):
-        x0, y0 = where[id(v)]
-        ax.add_patch(
-            FancyBboxPatch(
-                (x0 - BOX_W / 2, y0 - BOX_H / 2),
-                BOX_W,
-                BOX_H,
-                boxstyle="round,pad=0.02,rounding_size=0.08",
-                facecolor="none",
-                edgecolor="C0" if v.parents else ink("muted"),
-                lw=1.6,
-            )
-        )
+
+    def lines(step, v):
         label = v.op if v.parents else names.get(id(v), "leaf")
-        ax.text(
-            x0,
-            y0 + 0.24,
-            f"{step}.  {label}",
-            ha="center",
-            va="center",
-            color=ink(),
-            fontsize=11.5,
-            fontweight="bold",
-        )
-        ax.text(
-            x0,
-            y0 - 0.02,
-            f"value {number(v.data)}",
-            ha="center",
-            va="center",
-            color="C0",
-            fontsize=10,
-        )
-        ax.text(
-            x0,
-            y0 - 0.26,
-            f"grad {number(v.grad)}",
-            ha="center",
-            va="center",
-            color="C1",
-            fontsize=10,
-        )
-    ax.set_xlim(-BOX_W / 2 - 0.1, deepest * 1.7 + BOX_W / 2 + 0.1)
-    lowest = max(rows.values()) - 1
-    ax.set_ylim(-lowest * 1.15 - BOX_H / 2 - 0.1, BOX_H / 2 + 0.1)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    return fig
+        return [
+            (0.24, f"{step}.  {label}", {"fontsize": 11.5, "fontweight": "bold"}),
+            (-0.02, f"value {number(v.data)}", {"color": "C0", "fontsize": 10}),
+            (-0.26, f"grad {number(v.grad)}", {"color": "C1", "fontsize": 10}),
+        ]
+
+    return _graph(walked, walked, 2.6, 0.1, lines)
 
 
 def losses(ns):
