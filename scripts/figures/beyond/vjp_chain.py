@@ -2,14 +2,13 @@
 snippets/beyond/vjp_chain.py: v entering at y, and the vector each node passed back, read
 from the run's .grad of every result (the snippet kept them with retain_grad()).
 
-The box is this module's own, the pattern of scripts/figures/beyond/used_twice.py: a rounded
-frame around a title, the node that made the tensor, and its value.
+Each box is docpipe.run.figures.node_box: a rounded frame around a title, the node that made
+the tensor, and its value.
 """
 
 import matplotlib.pyplot as plt
-from matplotlib.patches import FancyBboxPatch
 
-from docpipe.run.figures import ink, number
+from docpipe.run.figures import ink, node_box, number
 
 BOX_W, BOX_H = 1.5, 0.9  # inches
 TEXT = 11  # font size in points; a node's name, in monospace, is a point smaller
@@ -22,18 +21,16 @@ def _vector(t):
 
 def _box(ax, centre, lines):
     """A rounded frame around lines of (text, colour, font family), top to bottom."""
-    x, y = centre
-    ax.add_patch(
-        FancyBboxPatch(
-            (x - BOX_W / 2, y - BOX_H / 2), BOX_W, BOX_H,
-            boxstyle="round,pad=0,rounding_size=0.08",
-            facecolor="none", edgecolor=ink("muted"), linewidth=1.2,
-        )
+    node_box(
+        ax,
+        centre,
+        [
+            (dy, text, {"color": colour, "family": family,
+                        "fontsize": TEXT - 1 if family == "monospace" else TEXT})
+            for dy, (text, colour, family) in zip((0.25, 0.03, -0.21), lines, strict=True)
+        ],
+        width=BOX_W, height=BOX_H, edge=ink("muted"), pad=0,
     )  # fmt: skip
-    for dy, (text, colour, family) in zip((0.25, 0.03, -0.21), lines, strict=True):
-        size = TEXT - 1 if family == "monospace" else TEXT
-        ax.text(x, y + dy, text, ha="center", va="center", fontsize=size, color=colour,
-                family=family)  # fmt: skip
 
 
 def _arrow(ax, start, end, colour):
