@@ -1,11 +1,13 @@
 # backward() starts from one number: a vector output needs a reduction or v.
-# --8<-- [start:error]
+# --8<-- [start:outputs]
 import torch
 
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 y = x**2  # three outputs, one per element of x
 print("y =", y)
+# --8<-- [end:outputs]
 
+# --8<-- [start:error]
 try:
     y.backward()  # which of the three outputs should it differentiate?
 except RuntimeError as e:

@@ -1,7 +1,22 @@
-# The slope of y = x**2 at three points: by hand, then by autograd.
-# --8<-- [start:slope]
+# The slope of y = x**2: at one point, then at three, by hand and by autograd.
+# --8<-- [start:first]
 import torch
 
+x = torch.tensor(3.0, requires_grad=True)
+y = x**2
+y.backward()  # autograd fills x.grad with dy/dx at x = 3
+print("x.grad =", x.grad)
+# --8<-- [end:first]
+
+# --8<-- [start:claim-first]
+# backward() stored in x.grad a tensor of x's shape and dtype that holds the
+# slope 2x of x**2 at x = 3: exactly 6
+first = (x.item(), x.grad.item())
+assert x.grad.shape == x.shape and x.grad.dtype == x.dtype
+assert first == (3.0, 2 * 3.0)
+# --8<-- [end:claim-first]
+
+# --8<-- [start:slope]
 points = [3.0, -2.0, 0.0]
 hand_slopes, autograd_slopes = [], []
 for point in points:

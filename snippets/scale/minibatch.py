@@ -1,12 +1,16 @@
 # Mini-batches: the mean of per-example gradients, noise, and epochs.
-# --8<-- [start:setup]
+# --8<-- [start:data]
 import torch
 from torch.func import functional_call, grad, vmap
 
 torch.manual_seed(0)  # the same data and weights on every run
 n, features = 256, 3
-inputs = torch.randn(n, features)
+inputs = torch.randn(n, features)  # one example per row
 targets = inputs @ torch.tensor([1.5, -2.0, 0.5]) + 0.3 * torch.randn(n)
+print("inputs:", tuple(inputs.shape), " targets:", tuple(targets.shape))
+# --8<-- [end:data]
+
+# --8<-- [start:setup]
 model = torch.nn.Linear(features, 1)
 batch_x, batch_y = inputs[:8], targets[:8]  # a batch: the first 8 examples
 loss = torch.nn.functional.mse_loss(model(batch_x).squeeze(1), batch_y)
