@@ -277,6 +277,31 @@ def test_a_value_is_shown_as_text_in_prose_alt_text_and_math(monkeypatch, value)
     assert "<" not in math and "$" not in math.replace("\\$", "")
 
 
+@pytest.mark.unit
+@pytest.mark.parametrize("value", ["13", "1. a", "- b", "+ c", "# d", "===", "!!! note", "0.5"])
+def test_a_value_that_begins_a_line_never_begins_a_block(monkeypatch, value):
+    # "13" before ". Only" once began a numbered list inside a bullet of build-your-own.md
+    monkeypatch.setattr(
+        values.records, "load", lambda snippet: type("R", (), {"values": {"v": value}})
+    )
+    page = (
+        "- **One.** The sum of both branches,\n"
+        "  {{ examples/fit_line.py:v }}. Only leaves keep it.\n"
+        "- **Two.** More.\n\n"
+        "A paragraph that goes on\n"
+        "{{ examples/fit_line.py:v }}\n"
+        "and ends.\n"
+    )
+    html = render(values.substitute(SITE, page, "docs/x.md"))
+    import html as htmllib
+
+    assert html.count("<li>") == 2 and "<ol>" not in html and "<h" not in html, html
+    assert "<hr" not in html and "admonition" not in html, html
+    text = " ".join(htmllib.unescape(html).split())
+    assert f"branches, {value}. Only leaves keep it.</li>" in text, html
+    assert f"goes on {value} and ends." in text, html
+
+
 @pytest.mark.integration
 def test_check_names_a_snippet_that_was_never_recorded(sandbox):
     sandbox.write("snippets/good.py", 'print("hi")\n')

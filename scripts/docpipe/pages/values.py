@@ -59,9 +59,31 @@ def substitute(project: Project, markdown: str, page: str) -> str:
             raise ValuesError(
                 f"{snippet.name} recorded no value '{m['name']}' (recorded: {known})", page, line
             )
-        return escape(values[m["name"]], context)
+        text = escape(values[m["name"]], context)
+        starts_line = not markdown[markdown.rfind("\n", 0, m.start()) + 1 : m.start()].strip()
+        if context == "prose" and starts_line:
+            end = markdown.find("\n", m.end())
+            text = _no_block_start(text, markdown[m.end() : None if end < 0 else end])
+        return text
 
     return VALUE.sub(value, markdown)
+
+
+# What begins a block when a line begins with it: a numbered or bulleted list item, a heading,
+# a rule or a setext heading's underline, an admonition, a definition, a quote, a table row.
+BLOCK_START = re.compile(
+    r"\d+[.)](\s|$)|[-+*](\s|$)|#|[=-]+\s*$|([*_]\s*){3,}$|!!!|\?\?\?|:|>|&gt;|\|"
+)
+
+
+def _no_block_start(text: str, rest: str) -> str:
+    """A value that begins a line, followed there by `rest`: if the two would begin a block
+    (BLOCK_START: `13` before the page's `. Only` a numbered list, a `-` a bullet, `===` a
+    heading's underline), the value's first character becomes a character reference, which
+    Markdown shows as that character and never reads as the start of a block."""
+    if text and text[0] not in "&\\" and BLOCK_START.match(text + rest):
+        return f"&#{ord(text[0])};{text[1:]}"
+    return text
 
 
 def stamp(snippets: set[Snippet]) -> str | None:
