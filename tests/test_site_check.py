@@ -145,9 +145,11 @@ def test_an_edited_output_line_is_named(site, tmp_path):
     assert line in (SITE.generated / "by_hand" / "square.txt").read_text()
     copy = planted(site, tmp_path, page, lambda t: t.replace(line, line[:-1] + "5", 1))
     source = (SITE.docs / "backprop-by-hand.md").read_text().splitlines()
-    at = next(n for n, x in enumerate(source, 1) if '"docs/generated/by_hand/square.txt' in x)
+    # the include of the section that printed it, after the page's first (another section's)
+    at = next(n for n, x in enumerate(source, 1) if '"docs/generated/by_hand/square.txt:slope' in x)
     assert only(built.check(SITE, copy), page) == [
-        f'{page}: <pre title="python snippets/by_hand/square.py">: output differs from its'
+        f'{page}: <pre title="python snippets/by_hand/square.py, output lines 2-4 of 4">: output'
+        " differs from its"
         f" record (docs/generated/by_hand/square.json, included at docs/backprop-by-hand.md:{at}):"
         f" line 2 is {line[:-1] + '5'!r}, the record has {line!r}"
     ]

@@ -470,9 +470,13 @@ def _outputs(project: Project, page: Page, root: Node, tutorial: pages.Page) -> 
             continue
         m = TITLE.search(inc.fence.info) if inc.fence else None
         title = (m[1] or m[2]) if m else ""
-        candidates = [i for i, (_, t, _) in enumerate(blocks) if i not in used and t == title] or [
-            i for i in range(len(blocks)) if i not in used and blocks[i][2] == want
-        ]
+        # the block's title as built: the fence's, and where the page work labels it, which of
+        # the output's lines it shows ("python snippets/x.py, output lines 2–4 of 9")
+        candidates = [
+            i
+            for i, (_, t, _) in enumerate(blocks)
+            if i not in used and title and (t == title or t.startswith(title + ", "))
+        ] or [i for i in range(len(blocks)) if i not in used and blocks[i][2] == want]
         if not candidates:
             found.append(
                 Finding(

@@ -456,7 +456,8 @@ def _cap_processes() -> None:
     if resource is None or not namespaces._enclosed or namespaces.pids_group:
         return
     with contextlib.suppress(OSError):
-        if Path("/proc/self/uid_map").read_text().split() == ["0", "0", "4294967295"]:
+        mapped = Path("/proc/self/uid_map").read_text(errors="replace").split()
+        if mapped == ["0", "0", "4294967295"]:
             return  # the machine's own user namespace: not the run's
         soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
         limit = cgroups.PIDS_MAX if hard == resource.RLIM_INFINITY else min(hard, cgroups.PIDS_MAX)
