@@ -326,7 +326,7 @@ def _abandon(z: zygote.Zygote, running: dict[str, _Running]) -> None:
     that no late report reaches the next run."""
     for r in running.values():
         if execute.contained() and r.pid:  # no PID namespace ends what the run started
-            processes.kill_tree(r.pid)
+            processes.kill_tree(r.pid, wait=INIT_WAIT)
         zygote.kill(r.pid)
     deadline = time.monotonic() + 10
     with contextlib.suppress(zygote.ZygoteDied):
@@ -422,7 +422,7 @@ def _stop(child: int, output: Path) -> None:
                 break
             size = now
     if execute.contained():  # no PID namespace ends what the run started: it is ended here
-        processes.kill_tree(init[0] if init else child)
+        processes.kill_tree(init[0] if init else child, wait=INIT_WAIT)
     if init:
         try:
             pidfd = os.pidfd_open(init[0])

@@ -10,6 +10,7 @@ import contextlib
 import ctypes
 import functools
 import os
+import select
 import shlex
 import signal
 import time
@@ -79,10 +80,12 @@ def _until_none_left(
         end(found)
 
 
-def kill_tree(pid: int) -> None:
+def kill_tree(pid: int, wait: float = 0.0) -> None:
     """Kill every process below `pid` and `pid` itself, leaving none to be adopted elsewhere:
     each is stopped first (SIGSTOP), again until no new one appears, since a stopped process
-    forks no more and is not orphaned; then all are killed. For a contained run
+    forks no more and is not orphaned; then all are killed, and waited for until each has
+    ended (at most `wait` seconds): a process still dying when its parent is killed is adopted
+    by the reaper above, which would name it as left running. For a contained run
     (docpipe.run.namespaces), which has no PID namespace whose end would end them all."""
     stopped: list[int] = []
 
@@ -96,9 +99,18 @@ def kill_tree(pid: int) -> None:
         stopped.extend(found)
 
     _until_none_left(new, stop, 100)
+    ends = []
     for p in reversed(stopped):
         with contextlib.suppress(OSError):
+            ends.append(os.pidfd_open(p))
             os.kill(p, signal.SIGKILL)
+    deadline = time.monotonic() + wait
+    try:
+        for end in ends:  # readable once its process has ended
+            select.select([end], [], [], max(0.0, deadline - time.monotonic()))
+    finally:
+        for end in ends:
+            os.close(end)
 
 
 class Process(NamedTuple):
