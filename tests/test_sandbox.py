@@ -10,6 +10,7 @@ to a regen's records is test_faults.py's: here, nothing but the run is under tes
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -296,6 +297,32 @@ def test_kill_tree_ends_a_process_and_every_process_below_it():
     assert top.wait(timeout=10) == -9
     time.sleep(0.2)
     assert running(f"sleep {seconds}") == []
+
+
+def test_kill_tree_has_ended_every_process_below_before_it_kills_the_top(monkeypatch):
+    # A contained run's init, killed while the run it held was still dying, let the run be
+    # adopted, running, by the zygote above, which named it as left running
+    seconds = f"1777{os.getpid()}"
+    top = subprocess.Popen(["sh", "-c", f"sleep {seconds} & sleep {seconds} & wait"])
+    deadline = time.monotonic() + 10
+    while len(running(f"sleep {seconds}")) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    below = running(f"sleep {seconds}")
+    assert len(below) == 2
+    seen = {}
+    kill = os.kill
+
+    def watched(pid, sig):
+        if pid == top.pid and sig == signal.SIGKILL:  # the state of the rest at that moment
+            seen.update({p: (processes.process(p) or processes.Process("", "gone", 0)).state
+                         for p in below})  # fmt: skip
+        kill(pid, sig)
+
+    monkeypatch.setattr(processes.os, "kill", watched)
+    processes.kill_tree(top.pid, wait=5)
+    monkeypatch.undo()
+    assert top.wait(timeout=10) == -9
+    assert set(seen) == set(below) and set(seen.values()) <= {"Z", "gone"}, seen
 
 
 def test_end_children_names_and_ends_what_a_reaper_adopted():

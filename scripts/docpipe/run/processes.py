@@ -83,9 +83,10 @@ def _until_none_left(
 def kill_tree(pid: int, wait: float = 0.0) -> None:
     """Kill every process below `pid` and `pid` itself, leaving none to be adopted elsewhere:
     each is stopped first (SIGSTOP), again until no new one appears, since a stopped process
-    forks no more and is not orphaned; then all are killed, and waited for until each has
-    ended (at most `wait` seconds): a process still dying when its parent is killed is adopted
-    by the reaper above, which would name it as left running. For a contained run
+    forks no more and is not orphaned. Then all below `pid` are killed and waited for until
+    each has ended (at most `wait` seconds), while `pid`, stopped, still holds them, and only
+    then `pid`, waited for too: a process still dying when its parent ends is adopted by the
+    reaper above, which would name it as left running. For a contained run
     (docpipe.run.namespaces), which has no PID namespace whose end would end them all."""
     stopped: list[int] = []
 
@@ -99,12 +100,18 @@ def kill_tree(pid: int, wait: float = 0.0) -> None:
         stopped.extend(found)
 
     _until_none_left(new, stop, 100)
+    deadline = time.monotonic() + wait
+    _kill_and_wait([p for p in reversed(stopped) if p != pid], deadline)
+    _kill_and_wait([pid], deadline)
+
+
+def _kill_and_wait(pids: list[int], deadline: float) -> None:
+    """SIGKILL each of `pids`, then wait until each has ended, or until `deadline`."""
     ends = []
-    for p in reversed(stopped):
+    for p in pids:
         with contextlib.suppress(OSError):
             ends.append(os.pidfd_open(p))
             os.kill(p, signal.SIGKILL)
-    deadline = time.monotonic() + wait
     try:
         for end in ends:  # readable once its process has ended
             select.select([end], [], [], max(0.0, deadline - time.monotonic()))
