@@ -254,18 +254,23 @@ def render(text: str) -> str:
     return markdown.markdown(text, extensions=extensions, extension_configs=configs)
 
 
-@pytest.mark.unit
-@pytest.mark.parametrize("value", ["<img src=x onerror=alert(1)>", "a<b", "*a* [b] $c$ & d"])
-def test_a_value_is_shown_as_text_in_prose_alt_text_and_math(monkeypatch, value):
+def rendered_with(monkeypatch, value: str, page: str) -> str:
+    """The page rendered, its `{{ examples/fit_line.py:v }}` the recorded value `value`."""
     monkeypatch.setattr(
         values.records, "load", lambda snippet: type("R", (), {"values": {"v": value}})
     )
+    return render(values.substitute(SITE, page, "docs/x.md"))
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("value", ["<img src=x onerror=alert(1)>", "a<b", "*a* [b] $c$ & d"])
+def test_a_value_is_shown_as_text_in_prose_alt_text_and_math(monkeypatch, value):
     page = (
         "Prose {{ examples/fit_line.py:v }} here.\n\n"
         "![Alt {{ examples/fit_line.py:v }}](x.svg)\n\n"
         "Math $x = {{ examples/fit_line.py:v }}$.\n"
     )
-    html = render(values.substitute(SITE, page, "docs/x.md"))
+    html = rendered_with(monkeypatch, value, page)
     assert "<img src=x" not in html and "<b>" not in html
     import html as htmllib
 
@@ -281,9 +286,6 @@ def test_a_value_is_shown_as_text_in_prose_alt_text_and_math(monkeypatch, value)
 @pytest.mark.parametrize("value", ["13", "1. a", "- b", "+ c", "# d", "===", "!!! note", "0.5"])
 def test_a_value_that_begins_a_line_never_begins_a_block(monkeypatch, value):
     # "13" before ". Only" once began a numbered list inside a bullet of build-your-own.md
-    monkeypatch.setattr(
-        values.records, "load", lambda snippet: type("R", (), {"values": {"v": value}})
-    )
     page = (
         "- **One.** The sum of both branches,\n"
         "  {{ examples/fit_line.py:v }}. Only leaves keep it.\n"
@@ -292,7 +294,7 @@ def test_a_value_that_begins_a_line_never_begins_a_block(monkeypatch, value):
         "{{ examples/fit_line.py:v }}\n"
         "and ends.\n"
     )
-    html = render(values.substitute(SITE, page, "docs/x.md"))
+    html = rendered_with(monkeypatch, value, page)
     import html as htmllib
 
     assert html.count("<li>") == 2 and "<ol>" not in html and "<h" not in html, html
