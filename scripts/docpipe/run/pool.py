@@ -16,7 +16,6 @@ import functools
 import multiprocessing
 import os
 import re
-import select
 import shutil
 import signal
 import stat
@@ -424,14 +423,7 @@ def _stop(child: int, output: Path) -> None:
     if execute.contained():  # no PID namespace ends what the run started: it is ended here
         processes.kill_tree(init[0] if init else child, wait=INIT_WAIT)
     if init:
-        try:
-            pidfd = os.pidfd_open(init[0])
-        except OSError:
-            pidfd = None
-        zygote.kill(init[0])
-        if pidfd is not None:
-            select.select([pidfd], [], [], INIT_WAIT)
-            os.close(pidfd)
+        processes.kill_and_wait(init, time.monotonic() + INIT_WAIT)
     zygote.kill(child)
 
 

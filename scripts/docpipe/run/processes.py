@@ -101,11 +101,11 @@ def kill_tree(pid: int, wait: float = 0.0) -> None:
 
     _until_none_left(new, stop, 100)
     deadline = time.monotonic() + wait
-    _kill_and_wait([p for p in reversed(stopped) if p != pid], deadline)
-    _kill_and_wait([pid], deadline)
+    kill_and_wait([p for p in reversed(stopped) if p != pid], deadline)
+    kill_and_wait([pid], deadline)
 
 
-def _kill_and_wait(pids: list[int], deadline: float) -> None:
+def kill_and_wait(pids: list[int], deadline: float) -> None:
     """SIGKILL each of `pids`, then wait until each has ended, or until `deadline`."""
     ends = []
     for p in pids:
