@@ -225,13 +225,15 @@ TARGETS = (
     ("no-change regen growth", "", 1.1, "no-change regen at N=250 / at N=0 (flat: near 1)"),
     ("check / floor", "", 1.1, "--check / (one import + summed compute / jobs)"),
     ("check / naive", "", 0.2, "--check / one fresh interpreter per snippet"),
-    ("largest child overhead", "s", 0.1, "a child's wall time beyond its own compute"),
+    # issue 51: the seal's cost, 0.03 s (0.019 s before the seal)
+    ("largest child overhead", "s", 0.03, "a child's wall time beyond its own compute"),
     ("make test", "s", 120, "the README's test command, wall time"),
-    # issue 40: a saved snippet's new output on its page within 2 s (median of three saves)
+    # issue 40 asked for 2 s, issue 51 for 1 s: a saved snippet's new output on its page
+    # (median of three saves)
     (
         "serve: save to page",
         "s",
-        2,
+        1,
         "mkdocs serve: a snippet saved, until its page shows the new output",
     ),
 )
@@ -540,7 +542,7 @@ The largest child overhead was {worst}'s.
   version `pyproject.toml` verifies with: every snippet run under that torch in its own venv
   (already built) and compared with its recording, beside **check** for the recorded torch.
 - **serve**: save to page in `mkdocs serve`: `{SERVED_SNIPPET}` saved with a new value, until
-  `{SERVED_PAGE}` shows the new output (median of {len(NEW_POINTS)}; aim < 2 s). It is MkDocs'
+  `{SERVED_PAGE}` shows the new output (median of {len(NEW_POINTS)}; aim <= 1 s). It is MkDocs'
   file polling (up to 0.5 s), then one MkDocs build: it starts with **serve: refresh**, the
   snippet re-run through regen in a fork of the warm zygote, which the build waits for (up to
   `docpipe.live.WAIT`), then **serve: rebuild**, the rest of that build (as `mkdocs serve` logs

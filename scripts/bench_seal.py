@@ -5,8 +5,8 @@ to the whole of a plain fork's run.
 
 The driver (`python scripts/bench_seal.py --drive N`, in a fresh interpreter with the run
 environment) does what the zygote does before each fork (docpipe.run.zygote: the reaper of what
-a child leaves, the preloads, the frozen heap, outside_repository and the cgroup parents once)
-and forks each run itself: a plain run is one forked with DOCPIPE_NO_LANDLOCK set (no
+a child leaves, the preloads, the frozen heap in huge pages, outside_repository and the cgroup
+parents once) and forks each run itself: a plain run is one forked with DOCPIPE_NO_LANDLOCK set (no
 namespaces, no Landlock, no socket filter, no control groups, capabilities kept), which is
 what a run is on a kernel without Landlock before the tripwire's comparison. Nothing in the
 repository is written: the job folders are made and removed where the runner makes them.
@@ -37,15 +37,16 @@ STEPS = (
     ("namespaces", "unshare of the mount, network, IPC and UTS namespaces"),
     ("mounts", "private /proc, /dev/shm, /tmp, /run, devpts, loopback, read-only remounts"),
     ("seccomp", "the socket filter assembled and installed"),
-    (
-        "supervisor",
-        "its listener handed to the init, until the init has moved the run into"
-        " its groups and joined its namespaces",
-    ),
+    ("hand-over", "the filter's listener sent to the supervisor, in the namespace's init"),
     ("landlock: paths", "what a run may read of the repository (readable_inside) and outside"),
     ("landlock", "the ruleset made, its rules added, and the process restricted"),
     ("capabilities", "every capability dropped"),
     ("sections and ledger", "the snippet split into sections, its claims compiled"),
+    (
+        "supervisor",
+        "the wait, before the snippet's first line, until the init has moved the run into"
+        " its groups and the supervisor has joined its namespaces",
+    ),
     ("after the run", "the sweep of what it left, its inputs noted, its values"),
     # the end of a sealed run, from the marks of its notes (namespaces.Notes.marks)
     ("the run's exit", "the result written, the run's exit, and what no step above names"),
@@ -70,7 +71,7 @@ def drive(runs: int) -> None:
     seccomp.prepare(bool(namespaces.unavailable()))
     from docpipe.run import preload  # noqa: F401  (torch, as DOCPIPE_PRELOADS names it)
 
-    zygote._freeze()
+    zygote._settle()
     project = default_project()
     snippet = project.snippet(SNIPPET)
     root = str(project.root)

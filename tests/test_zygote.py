@@ -272,3 +272,64 @@ def test_a_preload_that_fixed_torch_compiles_cache_leaves_the_run_its_own(tmp_pa
     outcome = pool.run(project, jobs, 1, True, snippet_preloads=asked)["compile_cache"]
     assert outcome.result.status == "ok", outcome.result.error
     assert outcome.output == b"True True\n"
+
+
+def _huge_pages_offered() -> bool:
+    """Whether this kernel can collapse memory into huge pages (MADV_COLLAPSE, Linux 6.1)."""
+    import os
+    from pathlib import Path
+
+    enabled = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+    release = tuple(int(p) for p in os.uname().release.split(".")[:2])
+    return enabled.exists() and "[never]" not in enabled.read_text() and release >= (6, 1)
+
+
+COLLAPSE = """\
+import os
+from docpipe.run import hugepages
+
+block = bytearray(128 << 20)
+for i in range(0, len(block), 4096):
+    block[i] = 1  # every page written, as the imports write theirs
+huge = hugepages.collapse()
+read, write = os.pipe()
+pid = os.fork()
+if pid == 0:  # a child writes in a huge page it shares with its parent: its own copy
+    block[5 << 20] = 2
+    os.write(write, bytes([block[5 << 20], block[(5 << 20) + 4096]]))
+    os._exit(0)
+os.waitpid(pid, 0)
+child = os.read(read, 2)
+print(huge, hugepages.in_huge_pages(), child[0], child[1], block[5 << 20])
+"""
+
+
+@pytest.mark.skipif(not _huge_pages_offered(), reason="the kernel collapses no huge pages")
+def test_collapsed_memory_is_in_huge_pages_and_a_childs_write_stays_its_own():
+    import subprocess
+    import sys
+
+    from projects import REPO
+
+    env = {"PYTHONPATH": str(REPO / "scripts"), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-c", COLLAPSE], env=env, capture_output=True, text=True, check=True
+    )
+    huge, still, written, beside, parents = map(int, done.stdout.split())
+    assert huge >= 120 << 20, done.stdout  # the 128 MiB but for its edges
+    assert still >= 120 << 20, done.stdout  # the parent's stay huge after its child wrote
+    assert (written, beside, parents) == (2, 1, 1), done.stdout
+
+
+@pytest.mark.skipif(not _huge_pages_offered(), reason="the kernel collapses no huge pages")
+def test_the_zygote_keeps_what_its_imports_wrote_in_huge_pages(tmp_path):
+    from docpipe.run import hugepages, zygote
+
+    new_zygote()
+    project = in_project(tmp_path, {"snippets/plain.py": 'print("plain")\n'})
+    ran = pool.run(project, [("plain", {}, 60)], 1, True)["plain"]
+    assert ran.result.status == "ok", ran.result.error
+    pid = zygote._shared.process.pid
+    with open(f"/proc/{pid}/smaps_rollup") as rollup:
+        anonymous = next(int(x.split()[1]) for x in rollup if x.startswith("Anonymous:"))
+    assert hugepages.in_huge_pages(pid) >= (anonymous << 10) // 2, anonymous

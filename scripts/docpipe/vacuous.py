@@ -220,12 +220,16 @@ def once(statements: list[ast.stmt]) -> set[int]:
     made for its effect or a `with` on one of them may change anything: its asserts count
     each run."""
     found: set[int] = set()
+    known: dict[tuple[int, ...], tuple[set[str], bool]] = {}  # each loop's, asked once
 
     def visit(body: list[ast.stmt], loops: list[ast.stmt]) -> None:
         for s in body:
             if isinstance(s, ast.Assert):
                 if loops:
-                    varying, anything = _varying(loops)
+                    key = tuple(map(id, loops))
+                    if key not in known:
+                        known[key] = _varying(loops)
+                    varying, anything = known[key]
                     if not anything and not _ids([s.test]) & varying:
                         found.add(s.lineno)
                 continue

@@ -188,6 +188,10 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
         # runner imported to set the run up (numpy.random, to reseed it) is no preload of it.
         sys.meta_path.insert(0, imports)
         timing.since("run set-up", began)
+        try:
+            split = _split(snippet, result)
+        finally:
+            _wait_for_supervisor()
         started = time.perf_counter()
         kept = dict(vars(builtins))  # what the runner's own code after the run relies on
         try:
@@ -196,7 +200,7 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
             except Exception as e:
                 raise _figure_failure(snippet, e) from None
             with observed:
-                _run_chunks(snippet, module, stream, result)
+                _run_chunks(snippet, module, stream, result, split)
         finally:
             vars(builtins).update(kept)  # a snippet's builtins.len = ... ends with its run
             _end_what_it_started(snippet, result, stream, started_by)
@@ -221,11 +225,21 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
         failed = "the runner failed: " + "".join(traceback.format_exception(e))
         result.fail(failed, snippet.name, first=True)
     finally:
+        _wait_for_supervisor()  # a run that failed before its snippet: the init joins it alive
         sys.stdout.flush()
         with contextlib.suppress(OSError):
             os.chdir(project.root)
     result.steps = timing.STEPS
     _write_result(job.result, messages.encode_result(result))
+
+
+def _wait_for_supervisor() -> None:
+    """Wait for the supervisor (supervisor.wait_ready), once: before the snippet's first line,
+    and before a run that failed earlier ends (the supervisor joins the run while it lives)."""
+    if namespaces.supervisor_line is not None:
+        with timing.step("supervisor"):  # what the run's own set-up did not cover of it
+            supervisor.wait_ready(namespaces.supervisor_line)
+        namespaces.supervisor_line = None
 
 
 STACK_SIGNAL = signal.SIGRTMIN + 7  # a signal no library uses: "say where you are"
@@ -293,9 +307,9 @@ def _isolate(project: Project, workdir: Path, contained: bool = False) -> str:
             with timing.step("seccomp"):
                 listener, why = seccomp.install(contained)
     finally:  # the supervisor answers its connect() calls (docpipe.run.supervisor)
-        with timing.step("supervisor"):
+        with timing.step("hand-over"):
             supervisor.hand_over(namespaces.supervisor_line, listener, namespaces.data_watch)
-        namespaces.supervisor_line = namespaces.data_watch = None
+        namespaces.data_watch = None
     return why
 
 
@@ -825,7 +839,10 @@ def _main_module(snippet: Snippet) -> types.ModuleType:
     return module
 
 
-def _run_chunks(snippet: Snippet, module, stream, result: Result) -> None:
+def _split(snippet: Snippet, result: Result) -> tuple[list[sections.Chunk], ledger.Ledger]:
+    """The snippet's chunks (docpipe.sections), its claim sections' asserts counted in a ledger
+    of its own: compiled before the snippet's first line runs, while the run's supervisor and
+    its groups are made ready (supervisor.wait_ready)."""
     source = snippet.source.read_bytes()
     result.inputs[os.path.relpath(snippet.source, snippet.project.root)] = hashlib.sha256(
         source
@@ -846,6 +863,17 @@ def _run_chunks(snippet: Snippet, module, stream, result: Result) -> None:
         raise _Failure(f"SyntaxError: {e.msg}", snippet.name, e.lineno or 0) from None
     except sections.SectionError as e:
         raise _Failure(e.message, e.path or snippet.name, e.line or 0) from None
+    return chunks, claims
+
+
+def _run_chunks(
+    snippet: Snippet,
+    module,
+    stream,
+    result: Result,
+    split: tuple[list[sections.Chunk], ledger.Ledger],
+) -> None:
+    chunks, claims = split
     watch = ledger.Watch()
     namespace = vars(module)
     for index, chunk in enumerate(chunks):

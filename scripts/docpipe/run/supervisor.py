@@ -70,7 +70,7 @@ def _libc():
 
 def receive(end: socket.socket) -> int:
     """The filter's listener, sent by the run (hand_over()) once its filter is on; -1 when the
-    run ends or closes its end without one. The run waits for ready() before it goes on."""
+    run ends or closes its end without one. The run waits for ready() before its snippet starts."""
     listener, watch, _ = receive_all(end)
     if watch >= 0:
         os.close(watch)
@@ -114,25 +114,38 @@ def hand_over(
 ) -> None:
     """In the run: send the filter's listener to the supervisor (-1: none, the run goes on
     unsupervised and fails), with `watch` (the inotify instance watching the run's private
-    copies of its data files and what it watches: namespaces.copy_data), wait until it has
-    joined the run's namespaces (while the run is there to join), and keep no copy of the
-    listener, the watch or the line. With no line (no supervisor), the listener is closed: the
-    kernel then answers the calls ENOSYS."""
-    if end is not None:
-        with end:
-            if listener >= 0:
-                fds, payload = [listener], b""
-                if watch is not None:
-                    fds.append(watch[0])
-                    payload = watch[1]
-                socket.send_fds(end, [b"l" + struct.pack("I", len(payload))], fds)
-                with contextlib.suppress(OSError):
-                    end.sendall(payload)
-                    end.recv(1)
+    copies of its data files and what it watches: namespaces.copy_data), and keep no copy of
+    the listener or the watch. The run goes on setting itself up while the supervisor joins
+    its namespaces and its init moves it into its groups; it waits for them (wait_ready())
+    before its snippet's first line. With no line (no supervisor), the listener is closed:
+    the kernel then answers the calls ENOSYS."""
+    if end is not None and listener < 0:
+        end.close()  # the supervisor hears that there is nothing to answer
+    elif end is not None:
+        fds, payload = [listener], b""
+        if watch is not None:
+            fds.append(watch[0])
+            payload = watch[1]
+        try:
+            socket.send_fds(end, [b"l" + struct.pack("I", len(payload))], fds)
+            end.sendall(payload)
+        except OSError:
+            end.close()  # the supervisor is gone: wait_ready() does not wait for it
     if listener >= 0:
         os.close(listener)
     if watch is not None:
         os.close(watch[0])
+
+
+def wait_ready(end: socket.socket | None) -> None:
+    """In the run, before anything of the snippet's runs (its figure code among it): wait until
+    the supervisor answers its calls (or never will) and the init has moved it into its
+    groups, so that every process the snippet starts is in them; then keep no line."""
+    if end is None:
+        return
+    with end, contextlib.suppress(OSError):
+        if end.fileno() >= 0:
+            end.recv(1)
 
 
 def join(run: int) -> None:

@@ -153,7 +153,7 @@ def main() -> None:
     seccomp.prepare(bool(namespaces.unavailable()))  # assembled once, for every child
     from docpipe.run import preload  # noqa: F401  (imports the preloads PRELOADS names)
 
-    _freeze()
+    _settle()
     _Server(channel).serve()
 
 
@@ -211,6 +211,7 @@ class _Server:
         match message:
             case Preload(modules):
                 preload.load(modules)
+                _settle()
             case PreloadExtended(modules):
                 only_extended = _not_preloaded(modules)
                 _send(self.channel, ExtendedPreloads(only_extended))
@@ -256,7 +257,7 @@ class _Server:
                 from docpipe.run import preload
 
                 preload.load(modules)
-                _freeze()
+                _settle()
                 _send(self.channel, ExtendedReady())
                 _Server(self.channel).serve()
             finally:
@@ -331,13 +332,17 @@ def _not_preloaded(modules: list[str]) -> list[str]:
     return sorted(m for m in set(modules) if m not in sys.modules)
 
 
-def _freeze() -> None:
-    # Objects the imports made are never collected in a child: a collection would touch (and
-    # so copy) every page of them.
+def _settle() -> None:
+    """After the preloads: objects the imports made are never collected in a child (a
+    collection would touch, and so copy, every page of them), and the memory they take is in
+    huge pages (docpipe.run.hugepages), which makes each fork of this process cheap."""
     import gc
+
+    from docpipe.run import hugepages
 
     gc.collect()
     gc.freeze()
+    hugepages.collapse()
 
 
 def _send(fd: int, message: Message) -> None:
