@@ -30,10 +30,13 @@ RUNS = 30
 # The steps of a run, in the order a sealed run takes them (docpipe.run.timing's names).
 STEPS = (
     ("fork", "the zygote's fork, until the child runs enclosed_main"),
+    ("data files", "the project's data files listed, for the watch of which the run opens"),
     ("cgroups: made", "its memory and pids groups made, their limits written"),
     ("pid namespace", "unshare(CLONE_NEWPID)"),
     ("init and run forks", "the namespace's init forked, and the run forked by it"),
+    ("data watch", "the init's fanotify watch of the data files (docpipe.run.opened)"),
     ("run set-up", "child_main's own set-up, before and after the seal (plain runs too)"),
+    ("user folders", "the user's configuration and cache folders made, if missing"),
     ("namespaces", "unshare of the mount, network, IPC and UTS namespaces"),
     ("mounts", "private /proc, /dev/shm, /tmp, /run, devpts, loopback, read-only remounts"),
     ("seccomp", "the socket filter assembled and installed"),

@@ -87,10 +87,11 @@ def enclosed_main(job: Job) -> int:
         return 0
     try:
         memory = job.memory or DEFAULT_MEMORY
-        project = Project(job.root)  # which data files it opens: namespaces.Notes.unread
-        global _data_files
-        _data_files = fingerprints.data_files(project)  # the run's too (_unseen_reads)
-        data = [str(project.root / d) for d in _data_files]
+        with timing.step("data files"):
+            project = Project(job.root)  # which data files it opens: namespaces.Notes.unread
+            global _data_files
+            _data_files = fingerprints.data_files(project)  # the run's too (_unseen_reads)
+            data = [str(project.root / d) for d in _data_files]
         return namespaces.enclose(functools.partial(_enclosed, job), memory, job.notes, data)
     except OSError as e:  # the run fails, naming its snippet (child_main)
         child_main(job, f"a PID namespace ({e})")
@@ -300,7 +301,8 @@ def _isolate(project: Project, workdir: Path, contained: bool = False) -> str:
     found = [p for p in sys.path if p and os.path.isdir(p)]
     keep = [project.root, sys.prefix, sys.base_prefix, sys.exec_prefix, *found]
     listener = -1
-    _make_user_folders()
+    with timing.step("user folders"):
+        _make_user_folders()
     try:
         why = "" if contained else namespaces.isolate(workdir, map(str, keep))
         if not why:

@@ -235,7 +235,8 @@ def enclose(run: Callable[[], int], memory: int, notes: Path, watched: Iterable[
             ours, theirs = socket.socketpair()  # the run sends its filter's listener on it
             # before the run's first process; a contained run has no PID namespace of its own,
             # where only its processes' opens carry a pid: every data file stays its input
-            watch = None if contained else opened.Watch.start(watched)
+            with timing.step("data watch"):
+                watch = None if contained else opened.Watch.start(watched)
             pid = os.fork()
             if pid == 0:
                 timing.since("init and run forks", forking)
