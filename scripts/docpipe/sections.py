@@ -45,16 +45,19 @@ def _names(body: list[ast.stmt]) -> tuple[frozenset[str], frozenset[str]]:
     (whatever reads them: a function's body, a comprehension), and the names they bind."""
     reads, binds = set(), set()
     for statement in body:
+        bound = set()  # what this statement binds: its own reads of them still count
         for n in ast.walk(statement):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in binds:
-                reads.add(n.id)
-        for n in ast.walk(statement):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del):
-                binds.add(n.id)
+            if isinstance(n, ast.Name):
+                if isinstance(n.ctx, ast.Load):
+                    if n.id not in binds:
+                        reads.add(n.id)
+                else:  # Store, Del
+                    bound.add(n.id)
             elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                binds.add(n.name)
+                bound.add(n.name)
             elif isinstance(n, ast.alias):
-                binds.add((n.asname or n.name).split(".")[0])
+                bound.add((n.asname or n.name).split(".")[0])
+        binds |= bound
     return frozenset(reads), frozenset(binds)
 
 

@@ -65,22 +65,28 @@ def data_files(project: Project) -> list[str]:
     """Every data file a run could read without an audit hook seeing it (relative paths): the
     files of data_folders() but code (.py, .pyc) and tools' files (bytecode, hidden folders or
     files, such as .ruff_cache, which differ from one machine to the next)."""
-    root = project.root
-    found = set()
+    root = os.fspath(project.root)
+    found = []
     for top in data_folders(project):
-        if top.is_file():
-            paths = [top]
-        else:
-            paths = [p for p in top.rglob("*") if p.is_file() and not _tool_file(p, top)]
-        found.update(
-            p.relative_to(root).as_posix() for p in paths if p.suffix not in {".py", ".pyc"}
-        )
-    return sorted(found)
+        paths = [os.fspath(top)] if top.is_file() else _files(os.fspath(top))
+        found += [p for p in paths if os.path.splitext(p)[1] not in {".py", ".pyc"}]
+    return sorted({Path(os.path.relpath(p, root)).as_posix() for p in found})
 
 
-def _tool_file(path: Path, top: Path) -> bool:
-    parts = path.relative_to(top).parts
-    return "__pycache__" in parts or any(part.startswith(".") for part in parts)
+def _files(folder: str) -> list[str]:
+    """The files in the folder and its subfolders, but tools' (bytecode, hidden folders or
+    files); a link to a file counts, a link to a folder is not followed. One listing per folder
+    (the kind of each entry comes with it): this runs in every run's child."""
+    found = []
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name == "__pycache__":
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                found += _files(entry.path)
+            elif entry.is_file():
+                found.append(entry.path)
+    return found
 
 
 def run_inputs(recorded: dict[str, str] | list[str], data: list[str]) -> list[str]:

@@ -444,7 +444,7 @@ def _far(value):
 def rewrite(module: ast.Module, section: str, ledger: Ledger) -> ast.Module:
     """The claim section's statements with every assert counted (see the module docstring)."""
     loops = once(module.body)
-    return ast.fix_missing_locations(_Asserts(section, ledger, loops).visit(module))
+    return _Asserts(section, ledger, loops).visit(module)
 
 
 def _ledger(attr: str) -> ast.Attribute:
@@ -501,7 +501,8 @@ class _Asserts(ast.NodeTransformer):
         failed = ast.Expr(ast.Call(_ledger("failed"), [ast.Constant(aid)], []))
         error = ast.Call(_ledger("error"), [node.msg or ast.Constant(None)], [])
         new = ast.If(ast.UnaryOp(ast.Not(), held), [failed, ast.Raise(error, None)], [])
-        return ast.copy_location(new, node)  # rewrite() gives its new parts the assert's line
+        # its new parts get the assert's line (every new node is in this statement)
+        return ast.fix_missing_locations(ast.copy_location(new, node))
 
 
 _DISTANCES = {"abs", "fabs", "absolute", "norm", "vector_norm", "square"}
