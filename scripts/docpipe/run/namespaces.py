@@ -200,7 +200,7 @@ def enclose(run: Callable[[], int], memory: int, notes: Path, watched: Iterable[
     The run joins a memory group limited to `memory` MiB (docpipe.run.cgroups) where the
     kernel offers one: the whole tree's limit. The init moves the run there while the run
     isolates itself, before its supervisor is ready, which the run waits for
-    (supervisor.hand_over) before its snippet starts. It answers the run's connect() calls
+    (supervisor.wait_ready) before its snippet starts. It answers the run's connect() calls
     (docpipe.run.supervisor). What the run left running, what the supervisor refused it and
     whether the kernel killed for want of memory are written to `notes` (Notes) for the
     runner: a new file beside the job's folder, which no process of the run can reach. Of the
@@ -379,7 +379,7 @@ def _supervise(run: int, line: socket.socket, contained: bool = False) -> opened
             if contained:
                 supervisor.contain()
             else:
-                supervisor.join(run)  # the run waits meanwhile (supervisor.hand_over)
+                supervisor.join(run)  # the run waits for it (supervisor.wait_ready)
         except OSError as e:
             os.close(listener)
             supervisor.refused(f"the runner could not supervise its connections: {e}")
