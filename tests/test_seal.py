@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from conftest import make_sandbox, reader_machine
+from projects import REPO
 
 # one worker records the sandbox once for every test of the module
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("seal")]
@@ -837,6 +838,41 @@ def test_a_fork_bomb_stops_at_the_runs_process_limit(tmp_path):
     assert shown[0] == "fork refused: Resource temporarily unavailable"
     started = int(shown[1].rsplit(" ", 1)[1])
     assert 0 < started < cgroups.PIDS_MAX  # the run's own processes and threads count too
+
+
+# A run in a user namespace it did not make (a container's, or without-user-namespaces'):
+# the user's other processes share it, so RLIMIT_NPROC there would count them too.
+SHARED_NAMESPACE = """
+import ctypes, os, resource, sys
+from pathlib import Path
+from docpipe.run import execute, namespaces
+uid, gid = os.getuid(), os.getgid()
+if ctypes.CDLL(None, use_errno=True).unshare(0x10000000) != 0:  # CLONE_NEWUSER
+    sys.exit(3)
+Path("/proc/self/setgroups").write_text("deny")
+Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
+Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
+resource.setrlimit(resource.RLIMIT_NPROC, (50000, 50000))
+namespaces._enclosed = True  # a run of enclose(), contained: no namespace of its own
+execute._cap_processes()
+print(resource.getrlimit(resource.RLIMIT_NPROC)[0])
+namespaces.own_user_namespace = True  # what namespaces._unshare says of the one it made
+execute._cap_processes()
+print(resource.getrlimit(resource.RLIMIT_NPROC)[0])
+"""
+
+
+def test_only_a_user_namespace_the_runner_made_holds_a_run_to_its_process_limit():
+    from docpipe.run import cgroups
+
+    env = {"PYTHONPATH": str(REPO / "scripts"), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-c", SHARED_NAMESPACE], env=env, capture_output=True, text=True
+    )
+    if done.returncode == 3:
+        pytest.skip("this kernel or its policy grants no user namespace to try it in")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["50000", str(cgroups.PIDS_MAX)]
 
 
 def _filtered(code, arch: int, nr: int, *args: int) -> int:

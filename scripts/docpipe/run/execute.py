@@ -468,13 +468,12 @@ def _cap_processes() -> None:
     processes and threads: RLIMIT_NPROC, which the kernel counts per user namespace. So only
     where the run has a user namespace of its own (an ordinary user's sealed run:
     namespaces._unshare), whose count is the run's own processes (and its child's and init's);
-    elsewhere it would count every process of the user. Root's processes are never held to it."""
-    if resource is None or not namespaces._enclosed or namespaces.pids_group:
+    elsewhere it would count every process of the user: a contained run's, even in a user
+    namespace the runner was started in (a container's), which the user's other processes
+    share. Root's processes are never held to it."""
+    if resource is None or namespaces.pids_group or not namespaces.own_user_namespace:
         return
     with contextlib.suppress(OSError):
-        mapped = Path("/proc/self/uid_map").read_text(errors="replace").split()
-        if mapped == ["0", "0", "4294967295"]:
-            return  # the machine's own user namespace: not the run's
         soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
         limit = cgroups.PIDS_MAX if hard == resource.RLIM_INFINITY else min(hard, cgroups.PIDS_MAX)
         resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))

@@ -117,8 +117,10 @@ def _mount(source: str | None, target: str, kind: str | None, flags: int, data: 
 def _unshare(flags: int = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) -> None:
     if _libc().unshare(flags) == 0:
         return
+    global own_user_namespace
     uid, gid = os.getuid(), os.getgid()  # an ordinary user: in a user namespace of its own
     _check(_libc().unshare(CLONE_NEWUSER | flags), "unshare")
+    own_user_namespace = True
     Path("/proc/self/setgroups").write_text("deny")
     Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
     Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
@@ -182,6 +184,10 @@ data_watch: tuple[int, bytes] | None = None
 # In the run: whether its control groups limit its processes (cgroups.Group.pids); where they
 # do not, the run limits them itself (execute._cap_processes).
 pids_group = False
+# Whether this process is in a user namespace the runner made for its run (an ordinary user's:
+# _unshare), whose processes are the run's alone. Not so for a user namespace the runner was
+# started in (a container's, ../shared/tools/without-user-namespaces'), shared with the rest.
+own_user_namespace = False
 
 
 def enclose(run: Callable[[], int], memory: int, notes: Path, watched: Iterable[str] = ()) -> int:
