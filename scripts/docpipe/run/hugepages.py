@@ -60,9 +60,11 @@ def collapse() -> int:
     """Move this process's written anonymous memory into huge pages, where the kernel can;
     returns how many bytes of it are in huge pages now (0 where it cannot)."""
     size = _huge_size()
-    if not size:
-        return 0
-    for start, end in _writable_anonymous():
+    try:
+        ranges = _writable_anonymous() if size else []
+    except OSError:  # no /proc to read: nothing to move
+        ranges = []
+    for start, end in ranges:
         first, last = -(-start // size) * size, end // size * size
         if last > first:  # a range of whole huge pages: the kernel leaves the edges as they are
             _madvise()(first, last - first, MADV_COLLAPSE)  # refused (EINVAL): left as is
