@@ -123,6 +123,30 @@ def _answer(function, folder: Path):
         return type(e)
 
 
+def test_a_check_in_one_snapshot_ends_it_and_inside_a_build_is_part_of_the_builds(tmp_path):
+    """inputs.snapshot(): a check of the site looks up each file once; after the check a
+    change is seen at once. Inside a build's snapshot the check is part of it, and does not end
+    it: the build still answers from what it looked up."""
+    outer, inner, ran = make(tmp_path)
+    with inputs.snapshot():
+        before = outer(tmp_path)
+        assert outer(tmp_path) == before  # kept: its files looked at
+        change_it(tmp_path, "edit a read file")
+        assert outer(tmp_path) == before and ran["outer"] == 1
+    assert _answer(outer, tmp_path) == _answer(fresh, tmp_path) and ran["outer"] == 2
+    inputs.start_snapshot()
+    try:
+        now = outer(tmp_path)
+        assert outer(tmp_path) == now
+        with inputs.snapshot():
+            change_it(tmp_path, "edit a read file")
+            assert outer(tmp_path) == now
+        assert outer(tmp_path) == now and ran["outer"] == 2  # the build's snapshot goes on
+    finally:
+        inputs.end_snapshot()
+    assert _answer(outer, tmp_path) == _answer(fresh, tmp_path) and ran["outer"] == 3
+
+
 def test_a_snapshot_never_ended_is_dropped_by_the_next(tmp_path):
     outer, inner, ran = make(tmp_path)
     inputs.start_snapshot()

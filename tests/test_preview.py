@@ -416,3 +416,73 @@ def test_a_save_under_a_watched_folder_asks_for_a_build_and_a_read_does_not(
         assert asked.wait(5.0)
     finally:
         live._session.observer.stop()
+
+
+# ---- the theme's files, kept under serve -------------------------------------------------------
+
+
+def test_kept_theme_files_are_what_mkdocs_finds_whatever_changed_in_the_theme(
+    tmp_path, monkeypatch
+):
+    """MkDocs lists every file of the theme's folders in each build; under serve the list is
+    kept until a folder of the theme changes: the files are MkDocs' own after each change (a
+    file added, removed, renamed, a new folder, a docs file of the same name), and nothing
+    is listed again while nothing changed."""
+    import importlib.util
+
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import Files, get_files
+
+    monkeypatch.setattr(Files, "add_files_from_theme", Files.add_files_from_theme)
+    made = getattr(Files.add_files_from_theme, "docpipe_made", Files.add_files_from_theme)
+    listings = []
+
+    def counted(self, env, config):
+        listings.append(1)
+        return made(self, env, config)
+
+    monkeypatch.setattr(Files, "add_files_from_theme", counted)
+    spec = importlib.util.spec_from_file_location("hooks", REPO / "scripts" / "mkdocs_hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    hooks._keep_theme_files()
+    kept = Files.add_files_from_theme
+    assert kept is not counted
+
+    theme = tmp_path / "custom"
+    (theme / "sub").mkdir(parents=True)
+    (theme / "extra.css").write_text("a {}")
+    (theme / "sub" / "a.js").write_text("1")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# Home\n")
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: t\ntheme:\n  name: mkdocs\n  custom_dir: custom\nplugins: []\n"
+    )
+    config = load_config(str(tmp_path / "mkdocs.yml"))
+
+    def files(add) -> list:
+        found = get_files(config)
+        add(found, config.theme.get_env(), config)
+        return sorted((f.src_uri, f.abs_src_path, f.abs_dest_path, f.url) for f in found)
+
+    def same() -> None:
+        assert files(kept) == files(made)
+
+    same()
+    before = len(listings)
+    assert files(kept) == files(made) and len(listings) == before  # nothing changed: kept
+    (theme / "sub" / "a.js").write_text("2")  # a file saved: the list is the same
+    assert files(kept) == files(made) and len(listings) == before
+    changes = [
+        lambda: (theme / "new.css").write_text("b {}"),
+        lambda: (theme / "sub" / "a.js").unlink(),
+        lambda: (theme / "extra.css").rename(theme / "renamed.css"),
+        lambda: (theme / "deep" / "er").mkdir(parents=True),
+        lambda: (theme / "deep" / "er" / "c.js").write_text("3"),
+        lambda: (tmp_path / "docs" / "renamed.css").write_text("docs {}"),
+    ]
+    for change in changes:
+        change()
+        same()
+    assert any(f[0] == "deep/er/c.js" for f in files(kept))
+    assert ("renamed.css", str(tmp_path / "docs" / "renamed.css")) in {f[:2] for f in files(kept)}

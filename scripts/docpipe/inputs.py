@@ -134,6 +134,21 @@ def end_snapshot() -> None:
     _local.looked = None
 
 
+@contextlib.contextmanager
+def snapshot() -> Iterator[None]:
+    """A block that looks up each file's state once, as a build does (start_snapshot): a check
+    of the whole site asks again and again whether the same pages and snippets changed. Inside
+    a snapshot already (a build's), the block is part of it."""
+    if getattr(_local, "looked", None) is not None:
+        yield
+        return
+    start_snapshot()
+    try:
+        yield
+    finally:
+        end_snapshot()
+
+
 def state(path: str, listed: bool = True) -> tuple | None:
     """What a change of the file or folder changes (None: it does not exist): a file's
     modification time and size; a folder's entries, each name and whether it is a folder. A

@@ -9,6 +9,7 @@ pre-commit hook) is a formatter over those same objects (docpipe.formats)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docpipe import texts
+from docpipe import inputs, texts
 from docpipe.catalog import Catalog
 from docpipe.problems import RUN, Problem
 from docpipe.project import Project, Snippet
@@ -141,6 +142,19 @@ class AuditResult:
     reader_disclosed: dict[Snippet, str] = field(default_factory=dict)  # said beside the block
 
 
+def _in_one_snapshot(check):
+    """A check whose pages and snippets are each looked up once, whatever asks for them again
+    (docpipe.inputs.snapshot)."""
+
+    @functools.wraps(check)
+    def checked(*args, **kwargs):
+        with inputs.snapshot():
+            return check(*args, **kwargs)
+
+    return checked
+
+
+@_in_one_snapshot
 def preflight(
     cat: Catalog,
     snippets: list[Snippet],
@@ -203,6 +217,7 @@ def unreadable(project: Project, site: Pages | None = None) -> list[Problem]:
     return found
 
 
+@_in_one_snapshot
 def site_problems(
     cat: Catalog, snippets: list[Snippet] | None = None, site: Pages | None = None
 ) -> list[Problem]:
@@ -220,6 +235,7 @@ def site_problems(
     )
 
 
+@_in_one_snapshot
 def chosen_problems(cat: Catalog, snippets: list[Snippet], site: Pages) -> list[Problem]:
     """The site problems `--check PATHS` and `regen.py PATHS` refuse: the preflight of these
     snippets, and every other site problem (what the build fails on) in one of them, their
@@ -532,8 +548,8 @@ def _regen(snippets, cat, opts, force, cached, stats, taken, into, result, *, si
         result.wrote += [project.rel(p) for p in written]
         reads = getattr(outcome.result, "reads", [])  # execute.Result.reads, once it has them
         unread = getattr(outcome.result, "unread", [])
-        inputs = cache.with_reads(outcome.result.inputs, reads, digests, taken, unread)
-        runs[snippet.key] = cache.entry(inputs, cat.settings[snippet], files, digests)
+        read = cache.with_reads(outcome.result.inputs, reads, digests, taken, unread)
+        runs[snippet.key] = cache.entry(read, cat.settings[snippet], files, digests)
     _write_notebooks(
         project, cached.setdefault("notebooks", {}), force, set(result.failed), result, into, site
     )

@@ -52,19 +52,19 @@ class Snippet:
         """The id used everywhere a person reads it: tests, reports, page titles."""
         return f"snippets/{self.key}.py"
 
-    @property
+    @cached_property
     def source(self) -> Path:
         return self.project.snippets / f"{self.key}.py"
 
-    @property
+    @cached_property
     def output(self) -> Path:
         return self.project.generated / f"{self.key}.txt"
 
-    @property
+    @cached_property
     def record(self) -> Path:
         return self.project.generated / f"{self.key}.json"
 
-    @property
+    @cached_property
     def figure_code(self) -> Path:
         return self.project.figure_code / f"{self.key}.py"
 
@@ -133,40 +133,40 @@ class Project:
     def __reduce__(self):  # pickled by its root alone (its cached settings are read again)
         return (Project, (self.root,))
 
-    @property
+    @cached_property
     def snippets(self) -> Path:
         return self.root / "snippets"
 
-    @property
+    @cached_property
     def docs(self) -> Path:
         return self.root / "docs"
 
-    @property
+    @cached_property
     def generated(self) -> Path:
         return self.root / "docs" / "generated"
 
-    @property
+    @cached_property
     def notebooks(self) -> Path:
         return self.root / "docs" / "notebooks"
 
-    @property
+    @cached_property
     def figure_code(self) -> Path:
         return self.root / "scripts" / "figures"
 
-    @property
+    @cached_property
     def meta(self) -> Path:
         """snippets/snippets.toml: every snippet's settings, values and exceptions."""
         return self.root / "snippets" / "snippets.toml"
 
-    @property
+    @cached_property
     def config_file(self) -> Path:
         return self.root / "mkdocs.yml"
 
-    @property
+    @cached_property
     def cache_dir(self) -> Path:
         return self.root / ".cache"
 
-    @property
+    @cached_property
     def verified(self) -> Path:
         return self.root / "verified"
 
