@@ -59,3 +59,31 @@ def test_a_marker_inside_a_statement_is_refused():
         "s.py:1: a statement crosses a marker of section 'a';"
         " markers must sit between top-level statements"
     )
+
+
+@pytest.mark.parametrize(
+    "future",
+    [
+        "",
+        "from __future__ import annotations\n",
+        '"""A docstring."""\nfrom __future__ import annotations\n',
+    ],
+)
+def test_each_chunk_is_compiled_with_the_files_own_future_imports_and_none_of_the_runners(future):
+    """A section's code is compiled as `python file.py` compiles the whole file: with the
+    file's `from __future__` imports in every chunk (not the first alone), and without the
+    runner's own (its modules import annotations from __future__, a snippet does not)."""
+    text = future + (
+        "def f(x: int) -> float:\n    return x\n"
+        "# --8<-- [start:later]\n"
+        "def g(y: int) -> float:\n    return y\n"
+        "# --8<-- [end:later]\n"
+    )
+    as_python: dict = {}
+    exec(compile(text, "s.py", "exec", dont_inherit=True), as_python)
+    split_run: dict = {}
+    for chunk in split(text, "s.py"):
+        exec(chunk.code, split_run)
+    for name in ("f", "g"):
+        assert split_run[name].__annotations__ == as_python[name].__annotations__
+    assert (as_python["g"].__annotations__["y"] == "int") == bool(future)

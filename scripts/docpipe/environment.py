@@ -37,7 +37,10 @@ def torch_version() -> str:
     if not source.is_file():  # an unusual install: its metadata is what there is
         return version("torch")
     namespace: dict = {}
-    exec(compile(source.read_text(encoding="utf-8"), str(source), "exec"), namespace)
+    exec(
+        compile(source.read_text(encoding="utf-8"), str(source), "exec", dont_inherit=True),
+        namespace,
+    )
     return namespace["__version__"]
 
 

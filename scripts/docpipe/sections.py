@@ -10,6 +10,7 @@ single namespace, so it can tell which output each section printed (a notebook c
 """
 
 from __future__ import annotations
+import __future__
 
 import ast
 import re
@@ -162,7 +163,8 @@ def split(
     Raises SyntaxError as Python would for the whole file, and SectionError when a marker
     sits inside a statement (a section must be whole top-level statements). Code objects
     carry `filename`, as `python file.py` would; messages name the file as `shown`. They are
-    compiled as `python file.py` compiles them, whatever the runner's own -O: asserts stay.
+    compiled as `python file.py` compiles them, whatever the runner's own -O (asserts stay)
+    and its own `from __future__` imports: each chunk has the file's (`_future_flags`).
     `transform(section, module)` may rewrite a chunk's statements before they are compiled.
     """
     tree = ast.parse(text, filename)
@@ -192,12 +194,30 @@ def split(
             groups[-1][1].append(node)
         else:
             groups.append((section, [node]))
+    flags = _future_flags(tree)
     chunks = []
     for section, body in groups:
         line, (reads, binds) = body[0].lineno, _names(body)
         module = ast.Module(body=body, type_ignores=[])
         if transform is not None:
             module = transform(section, module)
-        code = compile(module, filename, "exec", optimize=0)
+        code = compile(module, filename, "exec", flags, dont_inherit=True, optimize=0)
         chunks.append(Chunk(section, code, line, reads, binds))
     return chunks
+
+
+def _future_flags(tree: ast.Module) -> int:
+    """The compiler flags of the file's `from __future__ import ...` statements (which Python
+    allows only at its top, after the docstring): every chunk is compiled with them, as the
+    whole file is when Python runs it, not only the chunk that holds them."""
+    flags = 0
+    body = tree.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    for node in body:
+        if not (isinstance(node, ast.ImportFrom) and node.module == "__future__"):
+            break
+        for alias in node.names:
+            feature = getattr(__future__, alias.name, None)
+            flags |= getattr(feature, "compiler_flag", 0)
+    return flags
