@@ -493,6 +493,41 @@ def in_project(root: Path, files: dict[str, str | bytes]) -> Project:
     return Project(root)
 
 
+@pytest.mark.parametrize("fork", [True, False], ids=["forked", "spawned"])
+def test_the_child_runs_the_parents_split_of_the_bytes_it_reads_and_its_own_otherwise(
+    tmp_path, monkeypatch, fork
+):
+    """The parent's split (docpipe.run.splits) is what the child runs when it was made of the
+    bytes the child reads; of other bytes (the snippet saved meanwhile), the child splits the
+    file itself. A split standing for the file's bytes but printing something else shows which
+    one ran."""
+    import base64
+    import marshal
+
+    from docpipe.run import splits
+
+    if fork and not machine.fork_available():
+        pytest.skip("no fork here")
+    project = in_project(
+        tmp_path,
+        {"snippets/s.py": 'print("the file")\n', "snippets/snippets.toml": "[defaults]\n"},
+    )
+    source = project.snippets / "s.py"
+    elsewhere = tmp_path / "other.py"
+    elsewhere.write_text('print("the split")\n')
+    other = splits.made(elsewhere, "snippets/s.py")
+    magic, _, chunks, fields = marshal.loads(base64.b64decode(other))
+    standing_in = (magic, splits.digest(source.read_bytes()), chunks, fields)
+    for payload, printed in [
+        (base64.b64encode(marshal.dumps(standing_in)).decode(), b"the split\n"),
+        (other, b"the file\n"),  # made of other bytes: not taken
+    ]:
+        monkeypatch.setattr(splits, "made", lambda *_, p=payload: p)
+        out = pool.run(project, [("s", {}, 60)], 1, fork)["s"]
+        assert out.result.status == "ok", out.result.error
+        assert out.output == printed
+
+
 def test_reads_names_the_data_files_a_run_may_read_unseen(tmp_path):
     project = in_project(
         tmp_path,

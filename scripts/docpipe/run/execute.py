@@ -47,6 +47,7 @@ from docpipe.run import (
     processes,
     seccomp,
     sourceonly,
+    splits,
     supervisor,
     timing,
 )
@@ -190,7 +191,7 @@ def child_main(job: Job, not_enclosed: str = "") -> None:
         sys.meta_path.insert(0, imports)
         timing.since("run set-up", began)
         try:
-            split = _split(snippet, result)
+            split = _split(snippet, result, job.split)
         finally:
             _wait_for_supervisor()
         started = time.perf_counter()
@@ -840,31 +841,25 @@ def _main_module(snippet: Snippet) -> types.ModuleType:
     return module
 
 
-def _split(snippet: Snippet, result: Result) -> tuple[list[sections.Chunk], ledger.Ledger]:
+def _split(snippet: Snippet, result: Result, made: str = "") -> splits.Split:
     """The snippet's chunks (docpipe.sections), its claim sections' asserts counted in a ledger
-    of its own: compiled before the snippet's first line runs, while the run's supervisor and
-    its groups are made ready (supervisor.wait_ready)."""
+    of its own: the parent's (`made`, docpipe.run.splits) when it split these very bytes, else
+    split here; before the snippet's first line runs, while the run's supervisor and its
+    groups are made ready (supervisor.wait_ready)."""
     source = snippet.source.read_bytes()
-    result.inputs[os.path.relpath(snippet.source, snippet.project.root)] = hashlib.sha256(
-        source
-    ).hexdigest()
-    text = source.decode("utf-8-sig")  # a byte order mark is allowed, as python allows it
-    claims = ledger.Ledger()
-
-    def counted(section: str | None, statements):
-        return (
-            ledger.rewrite(statements, section, claims) if ledger.is_claim(section) else statements
-        )
-
-    try:
-        with timing.step("sections and ledger"):
-            chunks = sections.split(text, str(snippet.source), snippet.name, counted)
-    except SyntaxError as e:
-        traceback.print_exception(e, limit=0)
-        raise _Failure(f"SyntaxError: {e.msg}", snippet.name, e.lineno or 0) from None
-    except sections.SectionError as e:
-        raise _Failure(e.message, e.path or snippet.name, e.line or 0) from None
-    return chunks, claims
+    read = splits.digest(source)
+    result.inputs[os.path.relpath(snippet.source, snippet.project.root)] = read
+    with timing.step("sections and ledger"):
+        if (split := splits.taken(made, read)) is not None:
+            return split
+        text = source.decode("utf-8-sig")  # a byte order mark is allowed, as python allows it
+        try:
+            return splits.split(text, snippet.source, snippet.name)
+        except SyntaxError as e:
+            traceback.print_exception(e, limit=0)
+            raise _Failure(f"SyntaxError: {e.msg}", snippet.name, e.lineno or 0) from None
+        except sections.SectionError as e:
+            raise _Failure(e.message, e.path or snippet.name, e.line or 0) from None
 
 
 def _run_chunks(
@@ -872,7 +867,7 @@ def _run_chunks(
     module,
     stream,
     result: Result,
-    split: tuple[list[sections.Chunk], ledger.Ledger],
+    split: splits.Split,
 ) -> None:
     chunks, claims = split
     watch = ledger.Watch()

@@ -51,6 +51,7 @@ class Job:
     threads: int
     workdir: str = ""  # holds output.txt, result.json and scratch/: the snippet's working dir
     memory: int = 0  # MiB its process may allocate (catalog.DEFAULT_MEMORY when 0)
+    split: str = ""  # the snippet split by the parent (docpipe.run.splits; "" for none)
 
     @property
     def output(self) -> Path:

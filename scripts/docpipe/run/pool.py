@@ -36,6 +36,7 @@ from docpipe.run import (
     messages,
     namespaces,
     processes,
+    splits,
     tripwire,
     zygote,
 )
@@ -131,8 +132,18 @@ def run(
     ]
     if fork:
         z = zygote.shared(preloads)
+        _split(project, pending)  # while the zygote imports, if it is new
         return _run_forked(pending, parallel, on_start, on_done, z, snippet_preloads or {})
+    _split(project, pending)
     return _run_spawned(pending, parallel, on_start, on_done, hash_seed)
+
+
+def _split(project: Project, pending: list[tuple[Job, float]]) -> None:
+    """Each job's snippet split here, by the runner's parent (docpipe.run.splits): the child
+    runs the parent's split of the very bytes it reads, and splits only what changed since."""
+    for job, _ in pending:
+        snippet = project.snippet(job.key)
+        job.split = splits.made(snippet.source, snippet.name)
 
 
 def _fits(pending: list, running: dict) -> bool:
