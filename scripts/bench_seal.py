@@ -44,7 +44,10 @@ STEPS = (
     ("landlock: paths", "what a run may read of the repository (readable_inside) and outside"),
     ("landlock", "the ruleset made, its rules added, and the process restricted"),
     ("capabilities", "every capability dropped"),
-    ("sections and ledger", "the snippet split into sections, its claims compiled"),
+    (
+        "sections and ledger",
+        "the parent's split of the snippet taken, its bytes' digest checked (docpipe.run.splits)",
+    ),
     (
         "supervisor",
         "the wait, before the snippet's first line, until the init has moved the run into"
@@ -67,7 +70,17 @@ def drive(runs: int) -> None:
     """In the driver's interpreter: `runs` sealed and `runs` plain runs, alternately; print one
     JSON line per run: {"sealed": bool, "total": ms, "run": ms, "steps": {step: ms}}."""
     from docpipe.cli import default_project
-    from docpipe.run import cgroups, execute, namespaces, pool, processes, seccomp, timing, zygote
+    from docpipe.run import (
+        cgroups,
+        execute,
+        namespaces,
+        pool,
+        processes,
+        seccomp,
+        splits,
+        timing,
+        zygote,
+    )
     from docpipe.run.messages import Job, decode_result
 
     processes.reap_orphans()
@@ -81,6 +94,7 @@ def drive(runs: int) -> None:
     root = str(project.root)
     execute.outside_repository(root)
     cgroups.parents()
+    split = splits.made(snippet.source, snippet.name)  # as the pool's parent splits it
     for i in range(2 * runs + 2):  # the first two warm what a first run pays
         sealed = i % 2 == 0
         if sealed:
@@ -88,7 +102,7 @@ def drive(runs: int) -> None:
         else:
             os.environ[NO_SEAL] = "1"
         workdir = tempfile.mkdtemp(prefix=f"docpipe-{os.getpid()}-", dir=pool._in_memory())
-        job = Job(root, SNIPPET, {}, 1, workdir)
+        job = Job(root, SNIPPET, {}, 1, workdir, split=split)
         me = os.getpid()
         spent = resource.getrusage(resource.RUSAGE_CHILDREN)
         timing.forked_at = started = time.perf_counter_ns()
