@@ -379,6 +379,38 @@ def _moved_away(folder: Path) -> None:  # a file manager's or an IDE's delete: t
     os.rename(folder / "sub", folder.parent / f"{folder.name}-trash")
 
 
+def test_a_rerun_a_save_started_is_waited_for_by_the_build_it_asked_for(copy, monkeypatch):
+    """A save seen by the watch starts its re-run before MkDocs starts the build (saved); that
+    build waits for it as for its own: a quick one is on its pages and asks for no other
+    build, and the build starts no second re-run."""
+    runs = FakeRuns(monkeypatch, Project(copy))
+    monkeypatch.setattr(live, "WAIT", 30.0)
+    runs.session.saved()
+    early = runs.session.worker
+    assert early.is_alive() and runs.session.running == {runs.snippet}
+    runs.session.saved()  # the same save's other event, or another: no second re-run
+    assert runs.session.worker is early
+    runs.release.set()
+    runs.session.refresh()
+    assert runs.session.worker is early and not early.is_alive()
+    assert runs.session.running == set() and not runs.outdated  # this build shows it
+    assert runs.rebuilds == [] and not runs.session.unseen
+    assert not runs.session.waiting  # a later re-run's end asks for its build again
+
+
+def test_a_slow_rerun_a_save_started_is_shown_running_and_asks_for_a_build_at_its_end(
+    copy, monkeypatch
+):
+    runs = FakeRuns(monkeypatch, Project(copy))
+    monkeypatch.setattr(live, "WAIT", 0.01)
+    runs.session.saved()
+    runs.session.refresh()  # waits WAIT, then returns while the run goes on
+    assert runs.session.running == {runs.snippet} and runs.rebuilds == []
+    runs.release.set()
+    assert runs.done.wait(30)
+    assert runs.rebuilds == [1] and runs.session.running == set()
+
+
 def _removed(folder: Path) -> None:
     (folder / "a.py").unlink()
 
@@ -391,7 +423,9 @@ def test_a_save_under_a_watched_folder_asks_for_a_build_and_a_read_does_not(
     build reads every snippet); a compiled module written in __pycache__ is no save."""
     from watchdog import events
 
-    monkeypatch.setattr(live, "_session", type("S", (), {"observer": None})())
+    saved = threading.Event()
+    session = type("S", (), {"observer": None, "saved": lambda self: saved.set()})()
+    monkeypatch.setattr(live, "_session", session)
     reported = []
     dispatch = events.FileSystemEventHandler.dispatch
     monkeypatch.setattr(
@@ -412,8 +446,16 @@ def test_a_save_under_a_watched_folder_asks_for_a_build_and_a_read_does_not(
         (tmp_path / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"compiled")
         assert not asked.wait(1.0)
         assert all("__pycache__" in e.src_path for e in reported), reported
+        assert not saved.is_set()
         save(tmp_path)
         assert asked.wait(5.0)
+        # a save that ended starts its re-run at once (written and closed, renamed into place);
+        # a file in a folder made a moment before may be seen only as created: its build's
+        # refresh starts it, as any build's does
+        if save in (_saved_in_place, _saved_by_rename):
+            assert saved.wait(5.0)
+        elif save in (_removed, _moved_away):
+            assert not saved.wait(1.0)
     finally:
         live._session.observer.stop()
 

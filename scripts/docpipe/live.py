@@ -3,12 +3,13 @@
 While `mkdocs serve` runs (the hooks make it watch snippets/ and scripts/figures/ too),
 every build starts re-running each snippet whose sources changed since its recording
 (docpipe.recorded.fingerprints.since_recorded), through docpipe.pipeline.regen and its cache, in
-a background thread: the build goes on at once, its pages say which of their snippets are
-running, and the end of the re-run asks for another build, which shows the new outputs or the
-failure. The MkDocs process
-itself never imports torch: the runner's zygote (docpipe.run.zygote), started once per serve
-session with the run environment (PYTHONHASHSEED=0 among it), imports torch, numpy and
-matplotlib once, and each run is a fork of it.
+a background thread (a save the watch sees starts it before its build: Session.saved), and
+waits a moment for it (WAIT); a longer one goes on while the build does, its pages say which
+of their snippets are running, and the end of the re-run asks for another build, which shows
+the new outputs or the failure. The MkDocs process itself never imports torch: the runner's
+zygote (docpipe.run.zygote), started once per serve session with the run environment
+(PYTHONHASHSEED=0 among it), imports torch, numpy and matplotlib once, and each run is a fork
+of it.
 
 What could not be refreshed is said under the page title: a snippet whose run failed (with its
 error; the page keeps the last recorded run) and, where the run dependencies are missing or in
@@ -72,6 +73,7 @@ class Session:
         self.on_finish: Callable[[], None] | None = None  # asks MkDocs for a rebuild
         self.unseen = False  # a re-run ended after the last build started
         self.waiting = False  # a build waits for the re-run it started (refresh)
+        self.early = False  # the re-run going on was started by a save, before its build
         self.rendered = preview.Rendered()  # the pages' HTML, kept between builds
         self.observer = None  # watches the snippets (watch)
         if self.runs:  # the zygote imports what the snippets import while the first build goes on
@@ -92,10 +94,10 @@ class Session:
     def refresh(self) -> None:
         """At the start of a build: start re-running what changed, unless a re-run is going
         on (its end asks for another build, whose refresh sees what changed meanwhile). A
-        re-run this build started is waited for up to WAIT seconds: a quick one (a saved
-        snippet, as an author previews it) is on the pages of this very build, and asks for no
-        other; a longer one goes on in the background, the pages say so, and its end asks for
-        the build that shows it."""
+        re-run this build started, or the save that asked for this build (saved), is waited
+        for up to WAIT seconds: a quick one (a saved snippet, as an author previews it) is on
+        the pages of this very build, and asks for no other; a longer one goes on in the
+        background, the pages say so, and its end asks for the build that shows it."""
 
         try:
             cat = catalog.load(self.project)
@@ -105,8 +107,32 @@ class Session:
         self.settings = ""
         with self.lock:
             self.unseen = False
+            worker = self.worker if self.early else None  # the save's: this build's own
+            self.early = False
+        worker = worker or self._start(cat, early=False)
+        if worker is None:
+            return
+        worker.join(WAIT)
+        with self.lock:
+            self.waiting = False  # from now on its end asks for a build (it has not ended)
+
+    def saved(self) -> None:
+        """A file of the snippets was saved (written and closed, or renamed into place): start
+        re-running what changed now, not when the build this save asks for starts (MkDocs
+        waits a tenth of a second for more changes first). That build waits for it as for a
+        re-run of its own."""
+        try:
+            cat = catalog.load(self.project)
+        except catalog.CatalogError:
+            return  # the build's refresh says why
+        self._start(cat, early=True)
+
+    def _start(self, cat: Catalog, early: bool) -> threading.Thread | None:
+        """Start re-running what changed since its recording (and did not fail as it is now),
+        in the background; None when nothing did, or a re-run is going on."""
+        with self.lock:
             if self.worker and self.worker.is_alive():
-                return
+                return None
             failed = dict(self.failed)
         todo = {
             s: since.now
@@ -114,17 +140,18 @@ class Session:
             if failed.get(s, (None,))[0] != since.now
         }
         if not todo or not self.runs:
-            return
+            return None
         with self.lock:
+            if self.worker and self.worker.is_alive():
+                return None  # a save and a build both started one: the first goes on
             self.running = set(todo)
-            self.waiting = True  # its end asks for no build while this one waits for it
+            self.waiting = True  # its end asks for no build while one waits for it
+            self.early = early
             self.worker = threading.Thread(
                 target=self._rerun, args=(cat, todo), name="docpipe-live", daemon=True
             )
             self.worker.start()
-        self.worker.join(WAIT)
-        with self.lock:
-            self.waiting = False  # from now on its end asks for a build (it has not ended)
+            return self.worker
 
     def _rerun(self, cat: Catalog, todo: dict[Snippet, dict]) -> None:
         try:
@@ -282,16 +309,20 @@ def stop() -> None:
 
 
 SAVES = frozenset({"created", "modified", "deleted", "moved", "closed"})  # not opened, read
+COMPLETE = frozenset({"closed", "moved"})  # a save ended: written and closed, or renamed in
 
 
 def watch(folders: list[Path], changed: Callable[[], None]) -> bool:
     """Call `changed` at each save under the folders, seen by the kernel as it happens (inotify,
     through watchdog's native observer): MkDocs' own watcher polls every half second. A file
     only opened or read (a run reads its snippet) is no save, nor is a compiled module written
-    in __pycache__. False when the folders cannot be watched so (no session, no inotify, its
+    in __pycache__. A save that has ended (a file written and closed, or renamed into place)
+    starts its re-run at once (Session.saved), before `changed` asks MkDocs for the build
+    that shows it. False when the folders cannot be watched so (no session, no inotify, its
     limits reached): MkDocs' watcher is then asked instead."""
     if _session is None:
         return False
+    session = _session
     from watchdog import events
     from watchdog.observers import Observer
 
@@ -317,6 +348,8 @@ def watch(folders: list[Path], changed: Callable[[], None]) -> bool:
                 return  # a folder "modified" is a file in it saved (its own event) or touched
             if any("__pycache__" in Path(os.fsdecode(p)).parts for p in _paths(event)):
                 return
+            if event.event_type in COMPLETE and not event.is_directory and session:
+                session.saved()  # its re-run starts now; the build it asks for waits for it
             changed()
 
     observer = Observer()

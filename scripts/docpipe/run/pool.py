@@ -132,17 +132,17 @@ def run(
     ]
     if fork:
         z = zygote.shared(preloads)
-        _split(project, pending)  # while the zygote imports, if it is new
         return _run_forked(pending, parallel, on_start, on_done, z, snippet_preloads or {})
-    _split(project, pending)
+    for job, _ in pending:
+        _split(job)
     return _run_spawned(pending, parallel, on_start, on_done, hash_seed)
 
 
-def _split(project: Project, pending: list[tuple[Job, float]]) -> None:
-    """Each job's snippet split here, by the runner's parent (docpipe.run.splits): the child
-    runs the parent's split of the very bytes it reads, and splits only what changed since."""
-    for job, _ in pending:
-        snippet = project.snippet(job.key)
+def _split(job: Job) -> None:
+    """The job's snippet split here, by the runner's parent (docpipe.run.splits): the child runs
+    the parent's split of the very bytes it reads, and splits only a file changed since."""
+    if not job.split:
+        snippet = Project(job.root).snippet(job.key)
         job.split = splits.made(snippet.source, snippet.name)
 
 
@@ -201,6 +201,9 @@ def _run_forked(pending, parallel, on_start, on_done, z, snippet_preloads) -> di
 
     extended_ready, extended_only = False, None
     z = started(z)
+    # The jobs split ahead, in the order they start, whenever the zygote has nothing to say
+    # (while it imports, while runs go on): a job that starts before its turn is split then.
+    ahead = [job for job, _ in pending]
 
     def waits(job: Job) -> bool:
         """Whether the job may wait for the extended zygote's preloads."""
@@ -214,6 +217,7 @@ def _run_forked(pending, parallel, on_start, on_done, z, snippet_preloads) -> di
                 key = job.key
                 job.workdir = _workdir()
                 on_start(key)
+                _split(job)
                 z.fork(job, snippet_preloads.get(key, []))
                 running[key] = _Running(job, timeout, sent=time.monotonic())
             deadlines = [
@@ -222,7 +226,13 @@ def _run_forked(pending, parallel, on_start, on_done, z, snippet_preloads) -> di
             deadline = min(deadlines, default=float("inf"))
             wait_for = None if deadline == float("inf") else max(0.0, deadline - time.monotonic())
             try:
-                events = z.events(wait_for)
+                events = z.events(0)
+                while not events and ahead:
+                    _split(ahead.pop(0))
+                    events = z.events(0)
+                if not events:
+                    left = None if wait_for is None else max(0.0, deadline - time.monotonic())
+                    events = z.events(left)
                 silent = [r for r in running.values() if time.monotonic() >= r.answer_due()]
                 if silent and not events:
                     z.close()  # SIGKILL: a stopped zygote (SIGSTOP) ends too
