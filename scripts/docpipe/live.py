@@ -348,7 +348,7 @@ def watch(folders: list[Path], changed: Callable[[], None]) -> bool:
                 return  # a folder "modified" is a file in it saved (its own event) or touched
             if any("__pycache__" in Path(os.fsdecode(p)).parts for p in _paths(event)):
                 return
-            if event.event_type in COMPLETE and not event.is_directory and session:
+            if event.event_type in COMPLETE and not event.is_directory:
                 session.saved()  # its re-run starts now; the build it asks for waits for it
             changed()
 

@@ -224,15 +224,14 @@ def _run_forked(pending, parallel, on_start, on_done, z, snippet_preloads) -> di
                 r.started + r.timeout for r in running.values() if r.started and not r.killed
             ] + [r.answer_due() for r in running.values()]
             deadline = min(deadlines, default=float("inf"))
-            wait_for = None if deadline == float("inf") else max(0.0, deadline - time.monotonic())
             try:
                 events = z.events(0)
                 while not events and ahead:
                     _split(ahead.pop(0))
                     events = z.events(0)
-                if not events:
-                    left = None if wait_for is None else max(0.0, deadline - time.monotonic())
-                    events = z.events(left)
+                if not events:  # until the next deadline, as it is after the splits
+                    left = max(0.0, deadline - time.monotonic())
+                    events = z.events(None if deadline == float("inf") else left)
                 silent = [r for r in running.values() if time.monotonic() >= r.answer_due()]
                 if silent and not events:
                     z.close()  # SIGKILL: a stopped zygote (SIGSTOP) ends too
