@@ -333,3 +333,47 @@ def test_the_zygote_keeps_what_its_imports_wrote_in_huge_pages(tmp_path):
     with open(f"/proc/{pid}/smaps_rollup") as rollup:
         anonymous = next(int(x.split()[1]) for x in rollup if x.startswith("Anonymous:"))
     assert hugepages.in_huge_pages(pid) >= (anonymous << 10) // 2, anonymous
+
+
+def test_a_check_starts_the_extended_zygotes_imports_before_its_site_checks(tmp_path, monkeypatch):
+    """The extended zygote imports what the snippets' records list while the parent checks
+    the site, not after: a check asks for those imports as it starts the zygote, before its
+    site checks, and long before its first run."""
+    from docpipe import catalog, pipeline
+    from docpipe.recorded.record import Record
+    from docpipe.run import zygote
+
+    project = in_project(
+        tmp_path,
+        {"snippets/lazy.py": LAZY, "snippets/snippets.toml": SETTINGS, "docs/index.md": PAGE},
+    )
+    record = Record("python snippets/lazy.py", {}, [(None, "text/plain\n")], {})
+    listed = Record(**{**record.__dict__, "preloads": ["email.mime", "email.mime.text"]})
+    (project.generated / "lazy.json").parent.mkdir(parents=True)
+    (project.generated / "lazy.json").write_bytes(listed.to_bytes())
+    said = []
+
+    class Recorder:
+        def preload_extended(self, modules):
+            said.append(("extended imports", sorted(set(modules))))
+
+    class Stop(Exception):
+        pass
+
+    def run(*args, **kwargs):
+        said.append("first run")
+        raise Stop
+
+    def site_problems(*args, **kwargs):
+        said.append("site checks")
+        return []
+
+    monkeypatch.setattr(zygote, "shared", lambda preloads: said.append("zygote") or Recorder())
+    monkeypatch.setattr(pipeline, "site_problems", site_problems)
+    monkeypatch.setattr(pipeline, "notebook_drift", lambda *args: [])
+    monkeypatch.setattr(pipeline, "run", run)
+    cat = catalog.load(project)
+    with pytest.raises(Stop):
+        pipeline.check(cat.snippets, cat, pipeline.Options(jobs=1), whole_site=True)
+    wanted = ("extended imports", ["email.mime", "email.mime.text"])
+    assert said == ["zygote", wanted, "site checks", "first run"]

@@ -315,12 +315,18 @@ def preloads(snippets: list[Snippet]) -> list[str]:
     return list(pool.preloads(snippets))
 
 
-def start_zygote(snippets: list[Snippet], opts: Options) -> None:
-    """Start the zygote's imports now, so that they overlap the checks made before any run."""
+def start_zygote(
+    snippets: list[Snippet], opts: Options, extended: dict[str, list[str]] | None = None
+) -> None:
+    """Start the zygote's imports now, so that they overlap the checks made before any run;
+    with `extended` (each snippet's own preloads: last_preloads), the extended zygote's too,
+    which then start as soon as the zygote's own end, not when the first run is asked for."""
     if opts.fork:
         from docpipe.run import zygote
 
-        zygote.shared(preloads(snippets))
+        z = zygote.shared(preloads(snippets))
+        if extended:
+            z.preload_extended(m for wanted in extended.values() for m in wanted)
 
 
 def fail_refused_writes(snippet: Snippet, result) -> None:
@@ -382,7 +388,7 @@ def check(snippets: list[Snippet], cat: Catalog, opts: Options, whole_site: bool
     if unread := unreadable(project, site):  # nothing is checked against what cannot be read
         result.checked, result.problems = 0, unread
         return result
-    start_zygote(snippets, opts)
+    start_zygote(snippets, opts, last_preloads(project, snippets))
     result.problems = (
         site_problems(cat, snippets, site) if whole_site else chosen_problems(cat, snippets, site)
     )
