@@ -423,7 +423,7 @@ def main(argv: list[str]) -> int:
             value = measured[name]
             print(f"{name:24} {value:8.3f} {unit:2} <= {target:<6g} {unit:2} {value / target:6.2f}")
     text = (
-        report(figures, measured, rows, count, jobs, worst)
+        report(figures, measured, rows, count, jobs, worst, seal)
         + "\n"
         + bench_seal.section(seal)
         + "\n"
@@ -501,7 +501,11 @@ def target_row(name: str, value: float, said: str = "", jobs: int = 0) -> str:
     )
 
 
-def report(figures: dict, measured: dict, rows: list, count: int, jobs: int, worst: str) -> str:
+def report(
+    figures: dict, measured: dict, rows: list, count: int, jobs: int, worst: str, seal: dict
+) -> str:
+    marginal_cpu = 1000 * bench_scale.slope(rows, "check CPU")
+    marginal_target = next(t[2] for t in TARGETS if t[0] == "marginal check cost")
     base_floor = figures["import: torch, numpy, matplotlib only"] + figures["compute"] / jobs
     base_ratio = figures["check"] / base_floor
     figure_rows = "\n".join(f"| {name} | {seconds:.3f} s |" for name, seconds in figures.items())
@@ -509,7 +513,8 @@ def report(figures: dict, measured: dict, rows: list, count: int, jobs: int, wor
         target_row(name, measured[name], jobs=jobs) for name, *_ in TARGETS if name in measured
     )
     scale_rows = "\n".join(
-        f"| {r['n']} | {r['check']:.2f} s | {r['no-change regen']:.3f} s | {r['naive']:.1f} s |"
+        f"| {r['n']} | {r['check']:.2f} s | {r['check CPU']:.2f} s | {r['no-change regen']:.3f} s"
+        f" | {r['naive']:.1f} s |"
         for r in rows
     )
     return f"""# Benchmarks
@@ -565,12 +570,20 @@ The largest child overhead was {worst}'s.
 N small snippets (each seeds itself, trains a 64x64 weight for 20 steps and prints one number)
 added to a copy of the repository, on one page of their own (`scripts/bench_scale.py`).
 
-| N | check | no-change regen | naive loop |
-| --- | --- | --- | --- |
+| N | check | check CPU | no-change regen | naive loop |
+| --- | --- | --- | --- | --- |
 {scale_rows}
 
+- **check CPU**: the user and system time of every process of that check (regen, its zygotes,
+  every process of every run), the median of its runs.
 - **naive loop**: `python snippets/scale/sNNN.py` for each added snippet, one after another.
 - **marginal check cost**: the slope of the least-squares line through the check column.
+- **marginal check CPU**: {marginal_cpu:.1f} ms per added snippet, the slope through the check
+  CPU column. On {jobs} cores a check's wall time cannot grow by less than that over {jobs} per
+  added snippet: {marginal_cpu / jobs:.1f} ms. The target ({marginal_target:g} ms) leaves
+  {marginal_target * jobs:g} ms of CPU per snippet, all its processes together; the seal's small
+  snippet (`snippets/{bench_seal.SNIPPET}.py`, the table below) takes {seal["plain cpu"]:.1f} ms
+  of CPU forked with no seal at all, {seal["sealed cpu"]:.1f} ms sealed.
 
 ![Wall time against the number of added snippets](benchmarks/scale.svg)
 """

@@ -6,7 +6,10 @@ The real repository is never touched.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -16,6 +19,7 @@ import time
 from pathlib import Path
 
 from docpipe.cli import default_project
+from docpipe.run import processes
 
 ROOT = default_project().root
 
@@ -76,12 +80,42 @@ def timed(command: list[str], cwd: Path, repeat: int = 1, env: dict | None = Non
     """Median wall time of a command that must succeed."""
     times = []
     for _ in range(repeat):
+        known = set(processes.children())
         started = time.perf_counter()
         done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env)
         times.append(time.perf_counter() - started)
+        _reap_adopted(known)
         if done.returncode != 0:
             sys.exit(f"bench: {' '.join(command)} failed in {cwd}:\n{done.stdout}{done.stderr}")
     return statistics.median(times)
+
+
+def measured(command: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall time and CPU time (user and system, in seconds) of a command that must succeed:
+    the CPU time of every process it started, its zygotes' too, which end adopted by this
+    process (series makes it their reaper) when the zygote that forked them is killed."""
+    spent = _children_cpu()
+    wall = timed(command, cwd)  # which collects what the command's processes left
+    return wall, _children_cpu() - spent
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _reap_adopted(known: set[int], most: float = 5.0) -> None:
+    """Collect the children of this process other than `known` ones: those it adopted (as
+    their reaper) from the command just run, ending; for at most `most` seconds. Their CPU
+    time counts once each is collected."""
+    deadline = time.monotonic() + most
+    while adopted := [pid for pid in processes.children() if pid not in known]:
+        for pid in adopted:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.01)
 
 
 def naive(repo: Path, n: int) -> float:
@@ -100,6 +134,7 @@ def series(sizes=SIZES, repeat: int = 3, rounds: int = 9) -> list[dict]:
     The copies take turns, round after round, so that a slow moment of the machine falls on
     every N alike rather than on one."""
     rows = []
+    processes.reap_orphans()  # what a killed zygote leaves is adopted here: its CPU counts
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         cache, repos = None, {}
         for n in sizes:
@@ -110,22 +145,27 @@ def series(sizes=SIZES, repeat: int = 3, rounds: int = 9) -> list[dict]:
             timed(REGEN, repo)  # a clean regen, which the next ones can answer from
             cache = cache or shutil.copytree(repo / ".cache", Path(tmp) / "site-cache")
         check, no_change = {n: [] for n in sizes}, {n: [] for n in sizes}
+        cpu = {n: [] for n in sizes}
         for turn in range(max(repeat, rounds)):
             for n in sizes:
                 if turn < repeat:
-                    check[n].append(timed([*REGEN, "--check"], repos[n]))
+                    wall, used = measured([*REGEN, "--check"], repos[n])
+                    check[n].append(wall)
+                    cpu[n].append(used)
                 if turn < rounds:
                     no_change[n].append(timed(REGEN, repos[n]))
         for n in sizes:
             row = {
                 "n": n,
                 "check": statistics.median(check[n]),
+                "check CPU": statistics.median(cpu[n]),
                 "no-change regen": statistics.median(no_change[n]),
                 "naive": naive(repos[n], n),
             }
             rows.append(row)
             print(
-                f"N={n:4}  check {row['check']:7.2f} s  no-change regen"
+                f"N={n:4}  check {row['check']:7.2f} s (CPU {row['check CPU']:6.2f} s)"
+                f"  no-change regen"
                 f" {row['no-change regen']:6.3f} s  naive {row['naive']:7.1f} s",
                 flush=True,
             )
