@@ -1,14 +1,15 @@
 """A snippet's split (its sections compiled, its claims' asserts counted in a ledger: the chunks
-docpipe.execute runs), made by the parent before the run and handed to the child in its Job.
+docpipe.run.execute runs), made by the parent before the run and handed to the child in its Job.
 
 The split is the runner's work, not the snippet's, and the same for every run of the same text:
-the parent makes it while the zygote imports torch (a check's first seconds, in which the
-parent has nothing else to do), and the child, instead of splitting again (up to 50 ms for
-the largest snippets here), takes the parent's when it was made of the very bytes the child
-reads (their SHA-256), by the same Python (its magic number). A split is only ever made by
-the runner's own parent, which no snippet runs in, and travels in the job: never from a
-snippet's process, whose result it controls. A snippet the parent cannot split (a syntax
-error, a marker out of place) gets none: its child splits it and says why, as before.
+the pool's parent makes it before the job starts (ahead of its turn whenever the zygote has
+nothing to report, while it imports or while other runs go on), and the child, instead of
+splitting again (up to 50 ms for the largest snippets here), takes the parent's when it was
+made of the very bytes the child reads (their SHA-256), by the same Python (its magic
+number). A split is only ever made by the runner's own parent, which no snippet runs in, and
+travels in the job: never from a snippet's process, whose result it controls. A snippet the
+parent cannot split (a syntax error, a marker out of place) gets none: its child splits it
+and says why, as before.
 
 The payload is marshal's (code objects, tuples, lists, dicts, sets), base64 for the job's JSON.
 """
