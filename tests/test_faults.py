@@ -227,6 +227,29 @@ def test_a_hung_snippet_is_stopped_at_its_line_and_told_how_to_raise_the_limit(r
     only_sources_changed(recorded, "hangs")
 
 
+# Its stack signal held back past its timeout, as a run the machine is slow to schedule: it
+# writes its stack only when it lets the signal through, at line 6.
+LATE_STACK = """\
+import signal
+import time
+
+held = {signal.SIGRTMIN + 7}
+signal.pthread_sigmask(signal.SIG_BLOCK, held), time.sleep(1.3)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+time.sleep(600)
+"""
+
+
+@pytest.mark.waits("a snippet that hangs until its timeout")
+def test_a_hung_snippet_that_writes_its_stack_late_is_still_stopped_at_its_line(recorded):
+    recorded.write("snippets/hangs.py", LATE_STACK)
+    add_to_page(recorded, "hangs")
+    recorded.write("snippets/snippets.toml", '["hangs.py"]\ntimeout = 1\n')
+    run = recorded.regen("snippets/hangs.py")
+    assert run.returncode == 1
+    assert "FAILED snippets/hangs.py:6: timed out after 1 s" in run.stderr, run.stderr
+
+
 def test_syntax_error_names_file_and_line(recorded):
     recorded.write("snippets/broken.py", 'print("ok")\nx = (\n')
     add_to_page(recorded, "broken")

@@ -428,16 +428,22 @@ def _stop(child: int, output: Path) -> None:
     init = processes.children(child)[:1]
     run = processes.children(init[0])[:1] if init else []
     if run:
+        try:
+            before = os.lstat(output).st_size  # the job folder is the run's: no link followed
+        except OSError:
+            before = -1
         with contextlib.suppress(OSError):
             os.kill(run[0], execute.STACK_SIGNAL)
-        size, deadline = -1, time.monotonic() + STACK_WAIT
-        while time.monotonic() < deadline:  # until its output stops growing
+        size, deadline = before, time.monotonic() + STACK_WAIT
+        # until its output has grown (a run the machine is slow to schedule writes its stack
+        # late) and then stops growing
+        while time.monotonic() < deadline:
             time.sleep(0.02)
             try:
-                now = os.lstat(output).st_size  # the job folder is the run's: no link followed
+                now = os.lstat(output).st_size
             except OSError:
                 break
-            if now == size:
+            if now == size != before:
                 break
             size = now
     if execute.contained():  # no PID namespace ends what the run started: it is ended here
